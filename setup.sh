@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One-step install: a virtual environment in .venv with the ns-3 wheel and satsweep's pinned
+# Python dependencies, then the `satnet` simulator built with CMake against that wheel.
+# No root needed. Idempotent: a rerun only does what changed.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+PYTHON=${PYTHON:-python3}
+NS3_WHEEL="ns3==3.44.post0"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+if [ ! -x .venv/bin/python ]; then
+  log "creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+# --no-deps: the wheel's cppyy dependency is only for Python bindings, which satsweep never loads.
+log "installing $NS3_WHEEL and satsweep"
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps "$NS3_WHEEL"
+.venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+ns3_dir="$site/ns3/lib64/cmake/ns3"
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [ ! -f sim/build/CMakeCache.txt ]; then
+  log "configuring sim/ against $ns3_dir"
+  cmake -S sim -B sim/build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -Dns3_DIR="$ns3_dir" >/dev/null
+fi
+log "building satnet"
+cmake --build sim/build --parallel "$(nproc)" >&2
+log "done: sim/build/satnet, .venv/bin/satsweep"

@@ -1,0 +1,6 @@
+// placeholder until the scenario lands
+int
+main()
+{
+    return 0;
+}
