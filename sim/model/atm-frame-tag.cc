@@ -65,6 +65,12 @@ AtmFrameTag::GetVc() const
     return m_vc;
 }
 
+void
+AtmFrameTag::SetVc(uint32_t vc)
+{
+    m_vc = vc;
+}
+
 uint32_t
 AtmFrameTag::GetIpBytes() const
 {

@@ -39,6 +39,8 @@ class AtmFrameTag : public Tag
     AtmFrameTag(uint32_t vc, uint32_t ipBytes);
 
     uint32_t GetVc() const;
+    /// Stamps the frame with VC @p vc (done by the first switch, from the input port).
+    void SetVc(uint32_t vc);
     /// @return size of the IP datagram carried by the frame
     uint32_t GetIpBytes() const;
     /// @return cells of the complete frame
