@@ -1,0 +1,131 @@
+"""satnet as a program: its command-line contract, its JSON result, determinism, and the
+slow-start overflow of Barakat & Altman's Theorem 1."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from satsweep import engine
+from tests.conftest import run_satnet_cli
+
+SMALL = {"clients": 10, "simTime": 10}
+VOLATILE = {"wall_seconds", "peak_rss_mb"}
+
+
+def stable(summary: dict) -> dict:
+    """The summary without what depends on the machine."""
+    return {k: v for k, v in summary.items() if k not in VOLATILE}
+
+
+@pytest.mark.parametrize(
+    ("flag", "allowed"),
+    [
+        ("--flavor=cubic", "allowed: vanilla, reno, newreno, sack"),
+        ("--bufferCells=-5", "allowed: an integer >= 1"),
+        ("--clients=0", "allowed: an integer >= 1"),
+        ("--link=leo", "allowed: wan, meo, geo"),
+        ("--drop=red", "allowed: epd, sd, tail"),
+        ("--bufferRtt=3", "allowed: 0.5, 1, 2"),
+        ("--simTime=-1", "allowed: a number > 0"),
+        ("--nonsense=1", "unknown flag; allowed: "),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_no_output(tmp_path, flag, allowed):
+    out = tmp_path / "result.json"
+    proc = run_satnet_cli(flag, f"--out={out}")
+    assert proc.returncode == engine.USAGE_ERROR
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    name = flag.split("=")[0]
+    assert name in lines[0] and allowed in lines[0], lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_buffer_rtt_and_cells_together_is_an_error():
+    proc = run_satnet_cli("--bufferRtt=1", "--bufferCells=100")
+    assert proc.returncode == engine.USAGE_ERROR
+    assert "--bufferCells" in proc.stderr
+
+
+def test_help_lists_every_flag():
+    proc = run_satnet_cli("--help")
+    assert proc.returncode == 0
+    for flag in ("--link", "--flavor", "--drop", "--bufferRtt", "--bufferCells", "--out"):
+        assert flag in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def small_run() -> dict:
+    return engine.run_satnet(SMALL)
+
+
+def test_result_has_the_contract_shape(small_run):
+    params, summary, connections = (small_run[k] for k in ("params", "summary", "connections"))
+    assert params["link"] == "wan" and params["clients"] == 10 and params["bufferCells"] == 1062
+    assert params["mss"] == 1024 and params["window"] == 65535 and params["ssthresh"] == 56250
+    for key in (
+        "efficiency", "fairness", "capacity_bps", "goodput_bps", "offered_bps",
+        "frames_dropped_epd", "cells_dropped_epd", "frames_lost_reassembly",
+        "retransmissions", "timeouts", "fast_retransmits", "events", "wall_seconds", "version",
+    ):  # fmt: skip
+        assert key in summary, key
+    assert summary["capacity_bps"] == pytest.approx(45e6 * 1024 / 1219)
+    assert len(connections) == 10
+    assert {c["id"] for c in connections} == set(range(10))
+    goodput = sum(c["throughput_bps"] for c in connections)
+    assert summary["goodput_bps"] == pytest.approx(goodput)
+    assert summary["efficiency"] == pytest.approx(goodput / summary["capacity_bps"])
+    assert 0 < summary["fairness"] <= 1 and summary["events"] > 0
+    for c in connections:
+        assert c["throughput_bps"] <= c["scheduled_bps"] + 1e-9
+        assert c["fair_share_bps"] <= c["scheduled_bps"] + 1e-9
+
+
+def test_result_file_is_written_atomically(tmp_path):
+    out = tmp_path / "r.json"
+    proc = run_satnet_cli("--clients=2", "--simTime=2", f"--out={out}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["params"]["clients"] == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_same_run_gives_identical_summary_and_another_run_differs(small_run):
+    again = engine.run_satnet(SMALL)
+    assert stable(again["summary"]) == stable(small_run["summary"])
+    assert again["connections"] == small_run["connections"]
+    other = engine.run_satnet({**SMALL, "run": 2})
+    assert stable(other["summary"]) != stable(small_run["summary"])
+
+
+def barakat_window(buffer_packets: int, pipe_packets: float) -> float:
+    """W_B of Barakat & Altman's Theorem 1 (d = 1): B + min(mu*T, 2^(n-1)), 2^n >= 2B."""
+    n = math.ceil(math.log2(2 * buffer_packets))
+    return buffer_packets + min(pipe_packets, 2 ** (n - 1))
+
+
+@pytest.mark.parametrize("buffer_packets", [8, 150])
+def test_slow_start_overflow_matches_barakat_altman(buffer_packets):
+    cells_per_packet = 23
+    params = {
+        "workload": "bulk", "clients": 1, "simTime": 3, "drop": "tail", "flavor": "newreno",
+        "bufferCells": buffer_packets * cells_per_packet,
+        "ssthresh": 1_000_000_000, "window": 4_194_240,
+    }  # fmt: skip
+    result = engine.run_satnet(params)
+    p = result["params"]
+    mu = p["bottleneckRate"] / (cells_per_packet * 53 * 8)  # packets/s
+    # Round trip of a data packet and its ACK: propagation plus each hop's transmission.
+    ack_cells = 2
+    rtt = (
+        2 * (p["delay"] + 2 * p["accessDelay"])
+        + cells_per_packet * 53 * 8 * (2 / p["accessRate"] + 1 / p["bottleneckRate"])
+        + ack_cells * 53 * 8 * (2 / p["accessRate"] + 1 / p["bottleneckRate"])
+    )
+    expected = barakat_window(buffer_packets, mu * rtt)
+    simulated = result["connections"][0]["cwnd_at_first_drop_segments"]
+    assert simulated is not None, "the buffer never overflowed"
+    tolerance = max(0.10 * expected, 2)
+    assert abs(simulated - expected) <= tolerance, (simulated, expected, mu * rtt)
