@@ -54,7 +54,9 @@ def main() -> int:
     parser.add_argument("--flavor", default="sack")
     parser.add_argument("--drop", default="sd")
     args = parser.parse_args()
-    print(f"{'link':5} {'wall s':>8} {'events':>10} {'events/s':>10} {'peak MB':>8} {'E':>6}  target")
+    print(
+        f"{'link':5} {'wall s':>8} {'events':>10} {'events/s':>10} {'peak MB':>8} {'E':>6}  target"
+    )
     for link in args.links.split(","):
         flags = {"link": link, "clients": args.clients, "simTime": args.simTime,
                  "flavor": args.flavor, "drop": args.drop}  # fmt: skip

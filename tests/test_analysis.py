@@ -1,0 +1,331 @@
+"""Tests of the factorial-design analysis (satsweep.analysis, analysis/*.sql, `satsweep analyze`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from itertools import product
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from scipy.stats import t as student_t
+
+from satsweep import analysis
+from satsweep.analysis import Dataset
+from satsweep.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+# copies of shared/reference/goyal98-wan.csv and goyal98-wan-anova.json (the paper's Tables 4-6)
+WAN_CSV = ROOT / "tests" / "data" / "goyal98-wan.csv"
+WAN_ANOVA = ROOT / "tests" / "data" / "goyal98-wan-anova.json"
+FACTORS = ["flavor", "buffer", "drop"]
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path: Path, rows: list[dict[str, object]]) -> Path:
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def assert_matches(actual: object, expected: object, path: str = "") -> None:
+    """Same structure and key order; numbers within 1e-4, percentages within 0.01."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict), path
+        assert list(actual) == list(expected), f"{path}: keys {list(actual)} != {list(expected)}"
+        for key in expected:
+            assert_matches(actual[key], expected[key], f"{path}/{key}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list) and len(actual) == len(expected), path
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_matches(a, e, f"{path}[{i}]")
+    elif isinstance(expected, int | float):
+        tolerance = 0.01 if "/allocation_percent/" in path else 1e-4
+        assert isinstance(actual, int | float), path
+        assert abs(actual - expected) <= tolerance, f"{path}: {actual} != {expected}"
+    else:
+        assert actual == expected, path
+
+
+# -- the paper's numbers --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("response", ["efficiency", "fairness"])
+def test_reproduces_the_paper(response: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["analyze", str(WAN_CSV), "--response", response, "--factors", ",".join(FACTORS)]
+    code, out, err = run_cli([*argv, "--json"], capsys)
+    assert code == 0, err
+    expected = json.loads(WAN_ANOVA.read_text())[response]
+    assert_matches(json.loads(out), expected)
+
+
+def test_paper_by_link_and_as_a_subprocess(tmp_path: Path) -> None:
+    """`python -m satsweep.cli` with --by on a Parquet copy of the reference data."""
+    parquet = tmp_path / "wan.parquet"
+    duckdb.sql(f"COPY (FROM read_csv('{WAN_CSV}')) TO '{parquet}' (FORMAT parquet)")
+    proc = subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "analyze", str(parquet), "--response", "efficiency"]
+        + ["--factors", "flavor,buffer,drop", "--by", "link", "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert list(result) == ["WAN"]
+    assert_matches(result["WAN"], json.loads(WAN_ANOVA.read_text())["efficiency"])
+
+
+def test_markdown_output(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["analyze", str(WAN_CSV), "--response", "fairness", "--factors", "flavor,buffer,drop"]
+    code, out, _ = run_cli([*argv, "--markdown"], capsys)
+    assert code == 0
+    assert "| flavor:buffer | 0.0424525 | 6 | 17.33 |" in out
+    # fairness: Vanilla's interval [-0.0633, 0.0016] holds 0, NewReno's does not
+    assert "| flavor | Vanilla | -0.0308 | [-0.0633, 0.0016] |  |" in out
+    assert "| flavor | NewReno | 0.0573 | [0.0249, 0.0898] | * |" in out
+    code, default_out, _ = run_cli(argv, capsys)
+    assert default_out == out
+
+
+def test_sql_files_run_by_hand() -> None:
+    """What analysis/README.md tells a person to do in the duckdb shell gives the same numbers."""
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE runs AS FROM read_csv('{WAN_CSV}')")
+    con.execute(
+        """CREATE TEMP VIEW design AS
+        SELECT rowid AS obs_id, efficiency AS y, flavor,
+               regexp_replace(buffer::VARCHAR, '\\.0$', '') AS buffer, "drop"
+        FROM runs"""
+    )
+    for name in analysis.DESIGN_QUERIES + analysis.STATISTICS_QUERIES:
+        con.execute((ROOT / "analysis" / f"{name}.sql").read_text())
+    assert con.execute("SELECT count(*) FROM design_problems").fetchone() == (0,)
+    (dof,) = con.execute("SELECT dof FROM error_term WHERE model = 'first-order'").fetchone()
+    con.execute("SET VARIABLE error_model = 'first-order'")
+    con.execute(f"SET VARIABLE t_quantile = {float(student_t.ppf(0.95, dof))!r}")
+    con.execute((ROOT / "analysis" / "confidence_intervals.sql").read_text())
+    low, high = con.execute(
+        "SELECT ci_low, ci_high FROM confidence_intervals WHERE level = 'Vanilla'"
+    ).fetchone()
+    assert low == pytest.approx(-0.173381, abs=1e-6)
+    assert high == pytest.approx(-0.15201, abs=1e-6)
+
+
+# -- hand-checkable designs -----------------------------------------------------------------
+
+
+def two_by_two(replications: int) -> pa.Table:
+    """y = 10 + a + b + ab (+ -0.25/+0.25 with 2 replications): a = -+2, b = -+1, ab = -+0.5."""
+    rows = []
+    for a, a_effect in (("a1", -2.0), ("a2", 2.0)):
+        for b, b_effect in (("b1", -1.0), ("b2", 1.0)):
+            ab = 0.5 if (a == "a1") == (b == "b1") else -0.5
+            for k in range(replications):
+                noise = 0.0 if replications == 1 else (-0.25 if k % 2 == 0 else 0.25)
+                rows.append({"A": a, "B": b, "y_": 10 + a_effect + b_effect + ab + noise})
+    return pa.Table.from_pylist(rows)
+
+
+def test_two_by_two_known_effects() -> None:
+    with Dataset.from_arrow(two_by_two(replications=2)) as data:
+        r = data.analyze("y_", ["A", "B"])
+    assert r.n == 8 and r.replications == 2
+    assert r.mean == pytest.approx(10)
+    assert {lv: e.effect for lv, e in r.effects["A"].items()} == pytest.approx({"a1": -2, "a2": 2})
+    assert {lv: e.effect for lv, e in r.effects["B"].items()} == pytest.approx({"b1": -1, "b2": 1})
+    interactions = {(i.levels): i.value for i in r.interactions}
+    assert interactions == pytest.approx(
+        {("a1", "b1"): 0.5, ("a1", "b2"): -0.5, ("a2", "b1"): -0.5, ("a2", "b2"): 0.5}
+    )
+    # SS_A = 4 runs/level x (4 + 4) = 32, SS_B = 4 x 2 = 8, SS_AB = 2 runs/cell x 4 x 0.25 = 2,
+    # SSE = 8 x 0.0625 = 0.5, SST = 42.5
+    ss = {t.term: t.ss for t in r.terms}
+    assert ss == pytest.approx({"A": 32, "B": 8, "A:B": 2, "error": 0.5})
+    assert r.total_variation == pytest.approx(42.5)
+    assert r.allocation_percent == pytest.approx(
+        {"A": 3200 / 42.5, "B": 800 / 42.5, "A:B": 200 / 42.5}
+    )
+    assert r.error_dof == 4  # 8 - 1 - 1 - 1 - 1
+    assert r.standard_error == pytest.approx(math.sqrt(0.5 / 4))
+    half_width = student_t.ppf(0.95, 4) * math.sqrt(0.5 / 4) * math.sqrt(1 / 8)
+    assert r.effects["A"]["a2"].ci == pytest.approx((2 - half_width, 2 + half_width))
+    assert r.effects["A"]["a2"].significant is True
+
+
+def test_two_by_two_without_replications_has_no_error_dof() -> None:
+    """One run per cell of a 2 x 2: the first-order model is saturated, no interval is defined."""
+    with Dataset.from_arrow(two_by_two(replications=1)) as data:
+        r = data.analyze("y_", ["A", "B"])
+    assert r.error_dof == 0 and r.standard_error is None
+    assert r.effects["B"]["b2"].effect == pytest.approx(1)
+    assert r.effects["B"]["b2"].ci is None and r.effects["B"]["b2"].significant is None
+    document = json.loads(analysis.to_json(r))
+    assert document["standard_error"] is None
+    assert document["effects"]["A"]["a1"] == {"effect": pytest.approx(-2), "ci": None}
+    assert "n/a" in analysis.format_markdown(r)
+
+
+def random_design(levels: list[int], replications: int, seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    rows = []
+    for cell in product(*(range(n) for n in levels)):
+        base = sum((i + 1) * (level - 1) ** 2 for i, level in enumerate(cell))
+        base += cell[0] * cell[-1] + (cell[0] * cell[1] * (cell[-1] + 1) if len(cell) > 2 else 0)
+        for _ in range(replications):
+            row: dict[str, object] = {f"f{i}": f"L{level}" for i, level in enumerate(cell)}
+            row["y"] = base + rng.gauss(0, 1)
+            rows.append(row)
+    rng.shuffle(rows)
+    return rows
+
+
+def numpy_reference(rows: list[dict[str, object]], factors: list[str]) -> dict[str, object]:
+    """Jain's formulas, straight from model.md, in NumPy."""
+    y = np.array([r["y"] for r in rows], dtype=float)
+    n, mean = len(y), y.mean()
+    levels = {f: sorted({r[f] for r in rows}) for f in factors}
+    col = {f: np.array([r[f] for r in rows]) for f in factors}
+    effects = {f: {lv: y[col[f] == lv].mean() - mean for lv in levels[f]} for f in factors}
+    ss = {f: n / len(levels[f]) * sum(e**2 for e in effects[f].values()) for f in factors}
+    interactions = {}
+    for i, a in enumerate(factors):
+        for b in factors[i + 1 :]:
+            for la, lb in product(levels[a], levels[b]):
+                at = (col[a] == la) & (col[b] == lb)
+                interactions[a, b, la, lb] = y[at].mean() - mean - effects[a][la] - effects[b][lb]
+            inter = [g for (fa, fb, _, _), g in interactions.items() if (fa, fb) == (a, b)]
+            ss[f"{a}:{b}"] = n / (len(levels[a]) * len(levels[b])) * sum(g**2 for g in inter)
+    sst = ((y - mean) ** 2).sum()
+    cells: dict[tuple[object, ...], list[float]] = {}
+    for r in rows:
+        cells.setdefault(tuple(r[f] for f in factors), []).append(float(r["y"]))  # type: ignore[arg-type]
+    within = sum(((np.array(v) - np.mean(v)) ** 2).sum() for v in cells.values())
+    pooled_variance = float(np.mean([np.var(v, ddof=1) for v in cells.values()]))
+    return {
+        "mean": mean,
+        "sst": sst,
+        "effects": effects,
+        "ss": ss,
+        "interactions": interactions,
+        "within": within,
+        "n_cells": len(cells),
+        "pooled_variance": pooled_variance,
+    }
+
+
+def test_against_numpy_and_full_model_error_is_within_cell_variance() -> None:
+    factors = ["f0", "f1", "f2"]
+    rows = random_design([4, 3, 2], replications=3, seed=1)
+    ref = numpy_reference(rows, factors)
+    with Dataset.from_arrow(pa.Table.from_pylist(rows)) as data:
+        first = data.analyze("y", factors, model="first-order")
+        full = data.analyze("y", factors, model="full", confidence=0.95)
+    for r in (first, full):
+        assert r.mean == pytest.approx(ref["mean"])
+        assert r.total_variation == pytest.approx(ref["sst"])
+        for f in factors:
+            got = {lv: e.effect for lv, e in r.effects[f].items()}
+            assert got == pytest.approx(ref["effects"][f])  # type: ignore[index]
+        for term, ss in ref["ss"].items():  # type: ignore[attr-defined]
+            assert r.allocation_percent[term] == pytest.approx(100 * ss / ref["sst"])
+        got_interactions = {(*i.factors, *i.levels): i.value for i in r.interactions}
+        assert got_interactions == pytest.approx(ref["interactions"])
+    # full model: error = replication error, se^2 = the (pooled) within-cell variance
+    assert full.error.ss == pytest.approx(ref["within"])
+    assert full.error_dof == 72 - ref["n_cells"]
+    assert full.standard_error**2 == pytest.approx(ref["pooled_variance"])
+    assert full.t_quantile == pytest.approx(student_t.ppf(0.975, 48))
+    assert list(full.allocation_percent)[-1] == "f0:f1:f2"
+    assert sum(t.percent for t in full.terms) == pytest.approx(100)
+    # first-order: the three-factor interaction is error
+    assert first.error.ss == pytest.approx(ref["within"] + full.terms[-2].ss)
+    assert first.error_dof == 72 - 1 - (3 + 2 + 1) - (6 + 3 + 2)
+    assert "f0:f1:f2" not in first.allocation_percent
+    assert sum(t.percent for t in first.terms) == pytest.approx(100)
+
+
+def test_four_factors_one_level_order_and_keys() -> None:
+    """Levels appear in order of first appearance; pairs in factor order; numbers as text."""
+    rows = []
+    for d, c, b, a in product([1, 2, 3], [0.5, 1.0], ["x", "y"], [True, False]):
+        rows.append({"a": a, "b": b, "c": c, "d": d, "resp": d * 2 + c + (a * 3)})
+    with Dataset.from_arrow(pa.Table.from_pylist(rows)) as data:
+        r = data.analyze("resp", ["d", "c", "a", "b"])
+    assert list(r.effects) == ["d", "c", "a", "b"]
+    assert list(r.effects["c"]) == ["0.5", "1"]
+    assert list(r.effects["d"]) == ["1", "2", "3"]
+    assert list(r.effects["a"]) == ["true", "false"]
+    assert list(r.allocation_percent) == [
+        "d",
+        "c",
+        "a",
+        "b",
+        "d:c",
+        "d:a",
+        "d:b",
+        "c:a",
+        "c:b",
+        "a:b",
+    ]
+    assert r.allocation_percent["b"] == pytest.approx(0)
+    assert r.effects["a"]["true"].effect == pytest.approx(1.5)
+
+
+def test_invariant_to_row_order(tmp_path: Path) -> None:
+    rows = read_rows(WAN_CSV)
+    random.Random(7).shuffle(rows)
+    shuffled = write_rows(tmp_path / "shuffled.csv", rows)  # type: ignore[arg-type]
+    a = analysis.analyze(WAN_CSV, "efficiency", FACTORS).to_dict()
+    b = analysis.analyze(shuffled, "efficiency", FACTORS).to_dict()
+    for factor in FACTORS:
+        assert set(a["effects"][factor]) == set(b["effects"][factor])
+        b["effects"][factor] = {lv: b["effects"][factor][lv] for lv in a["effects"][factor]}
+    assert_matches(b, json.loads(json.dumps(a)))
+    assert b["mean"] == pytest.approx(a["mean"], abs=1e-12)
+
+
+def test_by_groups_and_study_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows: list[dict[str, object]] = list(read_rows(WAN_CSV))
+    rows += [{**r, "link": "GEO", "efficiency": float(r["efficiency"]) + 0.1} for r in rows]
+    store = tmp_path / "results" / "goyal98" / "runs.parquet"
+    store.parent.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(read_csv_typed(rows)), store)
+    monkeypatch.setenv("SATSWEEP_RESULTS", str(tmp_path / "results"))
+    results = analysis.analyze_by("goyal98", "link", "efficiency", FACTORS)
+    assert list(results) == ["WAN", "GEO"]
+    assert results["GEO"].mean == pytest.approx(results["WAN"].mean + 0.1)
+    assert results["GEO"].group == "GEO" and results["GEO"].by == "link"
+    for factor in FACTORS:
+        for level, e in results["WAN"].effects[factor].items():
+            assert results["GEO"].effects[factor][level].effect == pytest.approx(e.effect)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SATSWEEP_RESULTS")
+    assert analysis.resolve_source("goyal98") == Path("results/goyal98/runs.parquet")
+
+
+def read_csv_typed(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    numeric = ("buffer", "efficiency", "fairness")
+    return [{k: float(v) if k in numeric else v for k, v in r.items()} for r in rows]  # type: ignore[arg-type]
