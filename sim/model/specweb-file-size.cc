@@ -10,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <numeric>
 
 namespace ns3
 {
@@ -140,11 +141,8 @@ void
 SpecwebFileSize::CheckProbabilities() const
 {
     NS_ABORT_MSG_IF(m_classProbabilities.empty(), "no file classes");
-    double total = 0;
-    for (double p : m_classProbabilities)
-    {
-        total += p;
-    }
+    const double total =
+        std::accumulate(m_classProbabilities.begin(), m_classProbabilities.end(), 0.0);
     NS_ABORT_MSG_IF(std::abs(total - 1.0) > 1e-9, "class probabilities sum to " << total);
 }
 

@@ -36,9 +36,8 @@ class SpecwebFileSize : public Object
 
     SpecwebFileSize();
 
-    /// Smallest and largest size index j within a class.
-    static constexpr uint32_t kMinIndex = 1;
-    static constexpr uint32_t kMaxIndex = 9; //!< largest size index j
+    static constexpr uint32_t kMinIndex = 1; //!< smallest size index j within a class
+    static constexpr uint32_t kMaxIndex = 9; //!< largest size index j within a class
 
     /// @return a file size in bytes
     uint32_t DrawSize();
@@ -70,10 +69,10 @@ class SpecwebFileSize : public Object
     /// Aborts unless the class probabilities are a distribution.
     void CheckProbabilities() const;
 
-    std::vector<double> m_classProbabilities; //!< probability of each class
-    uint32_t m_kiloByte;                      //!< bytes in a KB
-    double m_indexMean;                       //!< Poisson mean of the size index j
-    Ptr<UniformRandomVariable> m_classRv;     //!< draws the class
+    std::vector<double> m_classProbabilities;      //!< probability of each class
+    uint32_t m_kiloByte;                           //!< bytes in a KB
+    double m_indexMean;                            //!< Poisson mean of the size index j
+    Ptr<UniformRandomVariable> m_classRv;          //!< draws the class
     Ptr<TruncatedPoissonRandomVariable> m_indexRv; //!< draws j
 };
 

@@ -7,6 +7,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace ns3
@@ -97,11 +98,7 @@ uint32_t
 TruncatedPoissonRandomVariable::GetInteger(double mean, uint32_t min, uint32_t max)
 {
     const std::vector<double> weights = Weights(mean, min, max);
-    double total = 0;
-    for (double w : weights)
-    {
-        total += w;
-    }
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
     NS_ABORT_MSG_IF(!std::isfinite(total) || total <= 0,
                     "Poisson weights out of range for mean " << mean);
 
@@ -131,12 +128,7 @@ TruncatedPoissonRandomVariable::Probability(uint32_t k, double mean, uint32_t mi
         return 0.0;
     }
     const std::vector<double> weights = Weights(mean, min, max);
-    double total = 0;
-    for (double w : weights)
-    {
-        total += w;
-    }
-    return weights[k - min] / total;
+    return weights[k - min] / std::accumulate(weights.begin(), weights.end(), 0.0);
 }
 
 double

@@ -70,7 +70,7 @@ class TruncatedPoissonRandomVariable : public RandomVariableStream
     uint32_t GetInteger() override;
 
   private:
-    double m_mean; //!< mean of the untruncated Poisson distribution
+    double m_mean;  //!< mean of the untruncated Poisson distribution
     uint32_t m_min; //!< smallest value drawn
     uint32_t m_max; //!< largest value drawn
 };

@@ -217,7 +217,8 @@ WwwClient::StartPage()
 {
     NS_LOG_FUNCTION(this);
     NS_ASSERT_MSG(!m_requestEvent.IsPending(), "the previous page overran this one");
-    const uint32_t requests = m_requestsRv->GetInteger(m_meanRequests, m_minRequests, m_maxRequests);
+    const uint32_t requests =
+        m_requestsRv->GetInteger(m_meanRequests, m_minRequests, m_maxRequests);
     ++m_pages;
     NS_LOG_INFO("page " << m_pages << " at " << Simulator::Now().As(Time::S) << ": " << requests
                         << " requests");

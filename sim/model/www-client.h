@@ -111,21 +111,21 @@ class WwwClient : public Application
      */
     void HandleConnectionFailed(Ptr<Socket> socket);
 
-    Address m_peer;            //!< server address
-    TypeId m_tid;              //!< socket factory
-    Time m_pagePeriod;         //!< time between page starts
-    double m_meanRequests;     //!< Poisson mean of the requests per page
-    uint32_t m_minRequests;    //!< fewest requests per page
-    uint32_t m_maxRequests;    //!< most requests per page
-    Time m_minGap;             //!< shortest gap between the requests of a page
-    Time m_maxGap;             //!< longest gap between the requests of a page
-    uint32_t m_requestBytes;   //!< bytes of one request
-    bool m_randomStartPhase;   //!< first page after a U[0, PagePeriod) phase
-    Time m_startPhase;         //!< phase drawn at start
-    Ptr<Socket> m_socket;      //!< the connection
-    EventId m_pageEvent;       //!< next page start
-    EventId m_requestEvent;    //!< next request of the current page
-    uint64_t m_backlog{0};     //!< request bytes TCP has not accepted yet
+    Address m_peer;              //!< server address
+    TypeId m_tid;                //!< socket factory
+    Time m_pagePeriod;           //!< time between page starts
+    double m_meanRequests;       //!< Poisson mean of the requests per page
+    uint32_t m_minRequests;      //!< fewest requests per page
+    uint32_t m_maxRequests;      //!< most requests per page
+    Time m_minGap;               //!< shortest gap between the requests of a page
+    Time m_maxGap;               //!< longest gap between the requests of a page
+    uint32_t m_requestBytes;     //!< bytes of one request
+    bool m_randomStartPhase;     //!< first page after a U[0, PagePeriod) phase
+    Time m_startPhase;           //!< phase drawn at start
+    Ptr<Socket> m_socket;        //!< the connection
+    EventId m_pageEvent;         //!< next page start
+    EventId m_requestEvent;      //!< next request of the current page
+    uint64_t m_backlog{0};       //!< request bytes TCP has not accepted yet
     uint64_t m_requestsSent{0};  //!< requests issued
     uint64_t m_pages{0};         //!< pages started
     uint64_t m_bytesReceived{0}; //!< bytes read from the connection
@@ -134,9 +134,9 @@ class WwwClient : public Application
     Ptr<TruncatedPoissonRandomVariable> m_requestsRv; //!< draws the requests per page
     Ptr<UniformRandomVariable> m_gapRv;               //!< draws the gaps between requests
 
-    TracedCallback<uint32_t> m_pageTrace;            //!< a page started
-    TracedCallback<uint32_t> m_requestTrace;         //!< a request was issued
-    TracedCallback<Ptr<const Packet>> m_rxTrace;     //!< bytes were read
+    TracedCallback<uint32_t> m_pageTrace;        //!< a page started
+    TracedCallback<uint32_t> m_requestTrace;     //!< a request was issued
+    TracedCallback<Ptr<const Packet>> m_rxTrace; //!< bytes were read
 };
 
 } // namespace ns3

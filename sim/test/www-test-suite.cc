@@ -83,16 +83,16 @@ BuildTinyNetwork()
 /// What one run of a client/server pair did.
 struct PairRun
 {
-    Time phase;                          //!< client start phase
-    std::vector<Time> pageTimes;         //!< page starts
-    std::vector<uint32_t> pageRequests;  //!< requests drawn for each page
-    std::vector<Time> requestTimes;      //!< requests issued
-    uint64_t requestsSent{0};            //!< client's request count
-    uint64_t serverRequests{0};          //!< server's request count
-    uint64_t tracedFileBytes{0};         //!< sum of the file sizes traced by the server
-    uint64_t bytesRequested{0};          //!< server's S_i numerator
-    uint64_t bytesQueued{0};             //!< bytes the server handed to TCP
-    uint64_t bytesReceived{0};           //!< client's x_i numerator
+    Time phase;                         //!< client start phase
+    std::vector<Time> pageTimes;        //!< page starts
+    std::vector<uint32_t> pageRequests; //!< requests drawn for each page
+    std::vector<Time> requestTimes;     //!< requests issued
+    uint64_t requestsSent{0};           //!< client's request count
+    uint64_t serverRequests{0};         //!< server's request count
+    uint64_t tracedFileBytes{0};        //!< sum of the file sizes traced by the server
+    uint64_t bytesRequested{0};         //!< server's S_i numerator
+    uint64_t bytesQueued{0};            //!< bytes the server handed to TCP
+    uint64_t bytesReceived{0};          //!< client's x_i numerator
 };
 
 /**
@@ -139,7 +139,6 @@ RunPair(uint64_t rngRun, Time start, Time clientStop, Time end)
     return run;
 }
 
-
 } // namespace
 
 /// The truncated Poisson variable follows Poisson(5) conditioned on 1..9.
@@ -161,7 +160,8 @@ class TruncatedPoissonTestCase : public TestCase
         double expected = 0;
         for (uint32_t k = min; k <= max; ++k)
         {
-            NS_TEST_EXPECT_MSG_EQ_TOL(TruncatedPoissonRandomVariable::Probability(k, mean, min, max),
+            const double p = TruncatedPoissonRandomVariable::Probability(k, mean, min, max);
+            NS_TEST_EXPECT_MSG_EQ_TOL(p,
                                       pmf[k - min],
                                       1e-12,
                                       "P(" << k << ")");
@@ -317,7 +317,8 @@ class WwwServerFramingTestCase : public TestCase
         std::vector<uint64_t> requestsSeen;
         for (double t : {1.5, 2.5, 3.5})
         {
-            Simulator::Schedule(Seconds(t), [&]() { requestsSeen.push_back(server->GetRequests()); });
+            Simulator::Schedule(Seconds(t),
+                                [&]() { requestsSeen.push_back(server->GetRequests()); });
         }
         Simulator::Schedule(Seconds(3.01), [&]() { m_backlogSeen = server->GetBacklog(); });
         Simulator::Stop(Seconds(60));
@@ -367,9 +368,9 @@ class WwwServerFramingTestCase : public TestCase
         m_fileBytes += fileBytes;
     }
 
-    Ptr<Socket> m_socket;    //!< the hand-driven client
-    uint64_t m_received{0};  //!< bytes the client read
-    uint64_t m_fileBytes{0}; //!< sum of traced file sizes
+    Ptr<Socket> m_socket;      //!< the hand-driven client
+    uint64_t m_received{0};    //!< bytes the client read
+    uint64_t m_fileBytes{0};   //!< sum of traced file sizes
     uint64_t m_backlogSeen{0}; //!< server backlog just after the last requests
 };
 
@@ -419,7 +420,9 @@ class WwwEndToEndTestCase : public TestCase
                 }
             }
             // Only the last page can be cut short by the client's stop.
-            if (p + 1 < run.pageTimes.size() || run.pageTimes[p] + 8 * MilliSeconds(500) < clientStop)
+            const bool complete = p + 1 < run.pageTimes.size() ||
+                                  run.pageTimes[p] + 8 * MilliSeconds(500) < clientStop;
+            if (complete)
             {
                 NS_TEST_EXPECT_MSG_EQ(times.size(), k, "requests of page " << p);
             }
