@@ -5,6 +5,7 @@
 #include "model/www-client.h"
 #include "model/www-server.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
@@ -98,14 +99,21 @@ struct PairRun
 /**
  * Runs a pair on the tiny network: the client issues pages from @p start until @p clientStop,
  * the simulation lasts until @p end so that every answer can arrive.
+ * @param rngRun ns-3 RngRun of the run
+ * @param start start of both applications
+ * @param clientStop stop of the client
+ * @param end end of the simulation
+ * @param randomPhase the client's RandomStartPhase
+ * @return what happened
  */
 PairRun
-RunPair(uint64_t rngRun, Time start, Time clientStop, Time end)
+RunPair(uint64_t rngRun, Time start, Time clientStop, Time end, bool randomPhase = true)
 {
     const uint64_t oldRun = RngSeedManager::GetRun();
     RngSeedManager::SetRun(rngRun);
     TinyNetwork net = BuildTinyNetwork();
     WwwHelper www(TcpSocketFactory::GetTypeId(), 8080);
+    www.SetClientAttribute("RandomStartPhase", BooleanValue(randomPhase));
     ApplicationContainer pair = www.Install(net.nodes.Get(0), net.nodes.Get(1), net.serverAddress);
     auto server = DynamicCast<WwwServer>(pair.Get(WwwHelper::kServer));
     auto client = DynamicCast<WwwClient>(pair.Get(WwwHelper::kClient));
@@ -454,6 +462,28 @@ class WwwEndToEndTestCase : public TestCase
     }
 };
 
+/// Without a phase the first page goes out during the TCP handshake and is still served.
+class WwwNoPhaseTestCase : public TestCase
+{
+  public:
+    WwwNoPhaseTestCase()
+        : TestCase("Client without phase: first requests sent during the handshake")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const PairRun run = RunPair(1, Seconds(1), Seconds(21), Seconds(60), false);
+        NS_TEST_EXPECT_MSG_EQ(run.phase, Time(0), "phase");
+        NS_TEST_ASSERT_MSG_EQ(run.pageTimes.size(), 2, "pages");
+        NS_TEST_EXPECT_MSG_EQ(run.pageTimes[0], Seconds(1), "first page at the start");
+        NS_TEST_EXPECT_MSG_EQ(run.requestTimes[0], Seconds(1), "first request at the start");
+        NS_TEST_EXPECT_MSG_EQ(run.serverRequests, run.requestsSent, "requests lost");
+        NS_TEST_EXPECT_MSG_EQ(run.bytesReceived, run.bytesRequested, "client missed bytes");
+    }
+};
+
 /// Same RngRun, same run; another RngRun, another run.
 class WwwDeterminismTestCase : public TestCase
 {
@@ -491,6 +521,7 @@ class WwwTestSuite : public TestSuite
         AddTestCase(new SpecwebFileSizeTestCase, Duration::QUICK);
         AddTestCase(new WwwServerFramingTestCase, Duration::QUICK);
         AddTestCase(new WwwEndToEndTestCase, Duration::QUICK);
+        AddTestCase(new WwwNoPhaseTestCase, Duration::QUICK);
         AddTestCase(new WwwDeterminismTestCase, Duration::QUICK);
     }
 };
