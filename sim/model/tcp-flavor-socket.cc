@@ -123,13 +123,21 @@ TcpFlavorSocket::IsPartialAckInRecovery(SequenceNumber32 ack) const
 }
 
 bool
-TcpFlavorSocket::IsRenoGuarded(SequenceNumber32 ack) const
+TcpFlavorSocket::IgnoresDupAck(SequenceNumber32 ack) const
 {
-    // Only a partial-ACK exit (below) leaves CA_RECOVERY with the recovery point still active;
-    // in CA_LOSS ns-3 ignores duplicate ACKs by itself.
-    const auto state = m_tcb->m_congState;
-    return (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER) &&
-           m_recoverActive && ack < m_recover;
+    switch (m_flavor)
+    {
+    case TcpFlavor::VANILLA:
+        return true;
+    case TcpFlavor::RENO:
+    case TcpFlavor::NEWRENO:
+        // In fast recovery duplicate ACKs inflate the window; in CA_LOSS ns-3 ignores them.
+        return m_fastRetransmitGuarded && ack <= m_fastRetransmitGuard &&
+               m_tcb->m_congState != TcpSocketState::CA_RECOVERY;
+    case TcpFlavor::SACK:
+        return false;
+    }
+    return false;
 }
 
 void
@@ -153,12 +161,14 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
                             bool receivedData)
 {
     NS_LOG_FUNCTION(this << ackNumber << oldHeadSequence);
-    // RFC 5681 duplicate ACK (Vanilla and Reno run without SACK).
+    if (m_fastRetransmitGuarded && ackNumber > m_fastRetransmitGuard)
+    {
+        m_fastRetransmitGuarded = false;
+    }
+    // RFC 5681 duplicate ACK (only SACK runs with the SACK option).
     const bool isDupAck =
         ackNumber == oldHeadSequence && ackNumber < m_tcb->m_highTxMark && !receivedData;
-
-    if (isDupAck && (m_flavor == TcpFlavor::VANILLA ||
-                     (m_flavor == TcpFlavor::RENO && IsRenoGuarded(ackNumber))))
+    if (isDupAck && IgnoresDupAck(ackNumber))
     {
         NS_LOG_LOGIC("duplicate ACK ignored by " << ToString(m_flavor));
         return;
@@ -168,8 +178,7 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
         ackNumber > oldHeadSequence && ackNumber < m_recover)
     {
         // Present the partial ACK as covering the recovery point: ns-3 then leaves recovery with
-        // cwnd = ssthresh and restarts the timer. Restoring the recovery point afterwards keeps
-        // IsRenoGuarded() true until the cumulative ACK reaches it.
+        // cwnd = ssthresh and restarts the timer.
         const SequenceNumber32 recoveryPoint = m_recover;
         m_recover = ackNumber;
         TcpSocketBase::ProcessAck(ackNumber,
@@ -178,7 +187,6 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
                                   oldHeadSequence,
                                   receivedData);
         m_recover = recoveryPoint;
-        m_recoverActive = true;
         NS_LOG_DEBUG("Reno left recovery on partial ACK " << ackNumber << "; recovery point "
                                                           << recoveryPoint);
         return;
@@ -194,6 +202,8 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
         m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
     {
         m_fastRetransmits = m_fastRetransmits + 1;
+        m_fastRetransmitGuard = m_recover;
+        m_fastRetransmitGuarded = true;
     }
 }
 
@@ -217,6 +227,8 @@ TcpFlavorSocket::ReTxTimeout()
     if (m_dataRetrCount < retriesLeft)
     {
         m_timeouts = m_timeouts + 1;
+        m_fastRetransmitGuard = m_recover; // the highest sequence sent, set by the base class
+        m_fastRetransmitGuarded = true;
     }
 }
 

@@ -25,12 +25,15 @@ namespace ns3
  *   timeout finds a loss; ns-3's RTO handling then does slow start from the first unacknowledged
  *   segment (go-back-N).
  * - RENO: ns-3's non-SACK fast retransmit on the 3rd duplicate ACK and fast recovery, except that
- *   the first ACK of new data leaves recovery even when it is partial (cwnd = ssthresh). Until
- *   the cumulative ACK reaches the recovery point (the highest sequence sent when recovery began)
- *   duplicate ACKs are ignored: no second fast retransmit for the same window (ns-2's Reno with
- *   bug_fix_), so the remaining losses of that window wait for the timeout.
+ *   the first ACK of new data leaves recovery even when it is partial (cwnd = ssthresh); the
+ *   remaining losses of that window then wait for the timeout.
  * - NEWRENO: ns-3's RFC 6582 recovery (Sack off), except that every partial ACK restarts the
  *   retransmission timer (ns-3 restarts it on the first partial ACK only).
+ * - RENO and NEWRENO, as ns-2's bug_fix_: after a fast retransmit or a timeout, duplicate ACKs
+ *   outside fast recovery are ignored (no fast retransmit, no limited transmit) until the
+ *   cumulative ACK passes the highest sequence sent when that recovery or timeout began.
+ *   ns-3 alone would fast-retransmit again once the ACK reaches that point, e.g. on the
+ *   duplicate ACKs its own go-back-N retransmissions cause after a timeout.
  * - SACK: ns-3's RFC 6675 recovery (Sack on) unchanged.
  *
  * The flavor decides the Sack attribute (on for SACK only): it is applied after the attributes
@@ -87,13 +90,15 @@ class TcpFlavorSocket : public TcpSocketBase
      */
     bool IsPartialAckInRecovery(SequenceNumber32 ack) const;
     /**
-     * @param ack a cumulative ACK number
-     * @return true when Reno must not react to duplicate ACKs: after it left recovery on a
-     *         partial ACK and before @p ack reaches that recovery's recovery point
+     * @param ack the cumulative ACK number of a duplicate ACK
+     * @return true when the flavor takes no action at all on that duplicate ACK
      */
-    bool IsRenoGuarded(SequenceNumber32 ack) const;
+    bool IgnoresDupAck(SequenceNumber32 ack) const;
 
     TcpFlavor m_flavor{TcpFlavor::NEWRENO};          ///< loss-recovery flavor
+    /// Reno/NewReno: no fast retransmit until the cumulative ACK passes this sequence
+    SequenceNumber32 m_fastRetransmitGuard{0};
+    bool m_fastRetransmitGuarded{false};              ///< m_fastRetransmitGuard is in force
     TracedValue<uint32_t> m_retransmittedSegments{0}; ///< data segments retransmitted
     TracedValue<uint32_t> m_timeouts{0};              ///< data retransmission timeouts
     TracedValue<uint32_t> m_fastRetransmits{0};       ///< entries into fast recovery
