@@ -221,6 +221,13 @@ TcpFlavorSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
 void
 TcpFlavorSocket::ReTxTimeout()
 {
+    if (m_flavor == TcpFlavor::SACK)
+    {
+        // A timeout clears the scoreboard: everything outstanding is then marked lost and resent
+        // (ns-3 alone keeps the SACKed segments, as RFC 6675 allows). SACKs arriving later
+        // rebuild it.
+        m_txBuffer->ResetRenoSack();
+    }
     // The base class spends one data retry exactly when it handles a data timeout.
     const uint32_t retriesLeft = m_dataRetrCount;
     TcpSocketBase::ReTxTimeout();

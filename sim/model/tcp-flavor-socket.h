@@ -34,7 +34,7 @@ namespace ns3
  *   cumulative ACK passes the highest sequence sent when that recovery or timeout began.
  *   ns-3 alone would fast-retransmit again once the ACK reaches that point, e.g. on the
  *   duplicate ACKs its own go-back-N retransmissions cause after a timeout.
- * - SACK: ns-3's RFC 6675 recovery (Sack on) unchanged.
+ * - SACK: ns-3's RFC 6675 recovery (Sack on), except that a timeout clears the scoreboard.
  *
  * The flavor decides the Sack attribute (on for SACK only): it is applied after the attributes
  * at construction and again whenever Flavor is set.

@@ -83,13 +83,13 @@ struct HostPair
 };
 
 HostPair
-BuildHostPair(const TcpParameters& parameters)
+BuildHostPair(const TcpParameters& parameters, Time delay = LINK_DELAY)
 {
     HostPair pair;
     pair.nodes.Create(2);
     PointToPointHelper link;
     link.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    link.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
+    link.SetChannelAttribute("Delay", TimeValue(delay));
     pair.devices = link.Install(pair.nodes);
     InternetStackHelper().Install(pair.nodes);
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.0");
@@ -397,20 +397,24 @@ class FlavorStressTestCase : public TestCase
      * @param mss segment size
      * @param connections connections per direction
      * @param lossRate probability of losing a packet at each receiver
+     * @param delay one-way link delay
      * @param duration simulated time
      */
     FlavorStressTestCase(TcpFlavor flavor,
                          uint32_t mss,
                          uint32_t connections,
                          double lossRate,
+                         Time delay,
                          Time duration)
         : TestCase(ToString(flavor) + " survives " + std::to_string(2 * connections) +
-                   " lossy connections, MSS " + std::to_string(mss) + ", " +
+                   " lossy connections, MSS " + std::to_string(mss) + ", delay " +
+                   std::to_string(delay.GetMilliSeconds()) + " ms, " +
                    std::to_string(static_cast<int>(duration.GetSeconds())) + " s"),
           m_flavor(flavor),
           m_mss(mss),
           m_connections(connections),
           m_lossRate(lossRate),
+          m_delay(delay),
           m_duration(duration)
     {
     }
@@ -422,7 +426,7 @@ class FlavorStressTestCase : public TestCase
         parameters.mss = m_mss;
         parameters.windowBytes = 64 * m_mss;
         parameters.initialSsthreshBytes = 32 * m_mss;
-        HostPair pair = BuildHostPair(parameters);
+        HostPair pair = BuildHostPair(parameters, m_delay);
         for (uint32_t i = 0; i < 2; ++i)
         {
             Ptr<RateErrorModel> loss = CreateObject<RateErrorModel>();
@@ -502,6 +506,7 @@ class FlavorStressTestCase : public TestCase
     uint32_t m_mss;          ///< segment size
     uint32_t m_connections;  ///< connections per direction
     double m_lossRate;       ///< packet loss probability at each receiver
+    Time m_delay;            ///< one-way link delay
     Time m_duration;         ///< simulated time
 };
 
@@ -527,14 +532,25 @@ class TcpFlavorTestSuite : public TestSuite
         }
         for (TcpFlavor flavor : flavors)
         {
-            AddTestCase(new FlavorStressTestCase(flavor, 1000, 10, 0.01, Seconds(20)));
+            AddTestCase(
+                new FlavorStressTestCase(flavor, 1000, 10, 0.01, LINK_DELAY, Seconds(20)));
         }
         // The longer runs: satnet-test --suite=satnet-tcp-flavor --fullness=EXTENSIVE
         for (TcpFlavor flavor : flavors)
         {
-            AddTestCase(new FlavorStressTestCase(flavor, 1024, 25, 0.02, Seconds(200)),
+            AddTestCase(new FlavorStressTestCase(flavor,
+                                                 1024,
+                                                 25,
+                                                 0.02,
+                                                 MilliSeconds(5),
+                                                 Seconds(200)),
                         Duration::EXTENSIVE);
-            AddTestCase(new FlavorStressTestCase(flavor, 9180, 25, 0.02, Seconds(200)),
+            AddTestCase(new FlavorStressTestCase(flavor,
+                                                 9180,
+                                                 25,
+                                                 0.02,
+                                                 MilliSeconds(275),
+                                                 Seconds(200)),
                         Duration::EXTENSIVE);
         }
     }
