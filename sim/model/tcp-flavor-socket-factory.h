@@ -1,0 +1,50 @@
+/*
+ * Socket factory that makes TcpFlavorSockets configured for the study.
+ */
+#ifndef SATNET_TCP_FLAVOR_SOCKET_FACTORY_H
+#define SATNET_TCP_FLAVOR_SOCKET_FACTORY_H
+
+#include "model/tcp-flavor.h"
+
+#include "ns3/nstime.h"
+#include "ns3/socket-factory.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * @brief Makes TcpFlavorSockets; aggregate one on each host node (TcpFlavorHelper does it).
+ *
+ * Applications create sockets with Socket::CreateSocket(node, TcpFlavorSocketFactory::GetTypeId())
+ * (e.g. BulkSendApplication / PacketSink with Protocol set to that TypeId). Each socket gets a
+ * TickRttEstimator, TcpNewReno congestion control, TcpClassicRecovery, the factory's flavor and
+ * parameters, and the settings the study fixes for every flavor: initial window 1 segment, an
+ * ACK for every segment (DelAckCount 1), Nagle off, window scaling on (the scale follows from
+ * RcvBufSize), timestamps off, ClockGranularity = Tick, DataRetries unlimited (as in ns-2).
+ * Attributes set on the socket later (or Config defaults) win only where the factory sets none.
+ * The node needs an internet stack (TcpL4Protocol) first.
+ */
+class TcpFlavorSocketFactory : public SocketFactory
+{
+  public:
+    /// @return the object TypeId
+    static TypeId GetTypeId();
+
+    /// @return a new TcpFlavorSocket, registered with the node's TcpL4Protocol
+    Ptr<Socket> CreateSocket() override;
+
+  private:
+    TcpFlavor m_flavor;           ///< loss-recovery flavor
+    uint32_t m_segmentSize;       ///< MSS in bytes
+    uint32_t m_windowBytes;       ///< receive buffer = largest advertised window
+    uint32_t m_sndBufBytes;       ///< send buffer
+    uint32_t m_initialSsthresh;   ///< initial slow-start threshold in bytes
+    Time m_tick;                  ///< TCP timer granularity
+    Time m_minRto;                ///< lower bound of the RTO
+};
+
+} // namespace ns3
+
+#endif // SATNET_TCP_FLAVOR_SOCKET_FACTORY_H

@@ -1,0 +1,254 @@
+#include "model/tcp-flavor-socket.h"
+
+#include "ns3/abort.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/tcp-tx-buffer.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpFlavorSocket");
+NS_OBJECT_ENSURE_REGISTERED(TcpFlavorSocket);
+
+TypeId
+TcpFlavorSocket::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TcpFlavorSocket")
+            .SetParent<TcpSocketBase>()
+            .SetGroupName("Satnet")
+            .AddConstructor<TcpFlavorSocket>()
+            .AddAttribute("Flavor",
+                          "Loss recovery: vanilla (timeouts only), reno, newreno or sack; "
+                          "also sets the Sack attribute (on for sack only)",
+                          EnumValue(TcpFlavor::NEWRENO),
+                          MakeEnumAccessor<TcpFlavor>(&TcpFlavorSocket::SetFlavor,
+                                                      &TcpFlavorSocket::GetFlavor),
+                          MakeEnumChecker(TcpFlavor::VANILLA,
+                                          "vanilla",
+                                          TcpFlavor::RENO,
+                                          "reno",
+                                          TcpFlavor::NEWRENO,
+                                          "newreno",
+                                          TcpFlavor::SACK,
+                                          "sack"))
+            .AddTraceSource("RetransmittedSegments",
+                            "Data segments retransmitted so far",
+                            MakeTraceSourceAccessor(&TcpFlavorSocket::m_retransmittedSegments),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("Timeouts",
+                            "Retransmission timeouts that fired with data outstanding",
+                            MakeTraceSourceAccessor(&TcpFlavorSocket::m_timeouts),
+                            "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("FastRetransmits",
+                            "Fast retransmits (entries into fast recovery)",
+                            MakeTraceSourceAccessor(&TcpFlavorSocket::m_fastRetransmits),
+                            "ns3::TracedValueCallback::Uint32");
+    return tid;
+}
+
+TypeId
+TcpFlavorSocket::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+TcpFlavorSocket::TcpFlavorSocket()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TcpFlavorSocket::TcpFlavorSocket(const TcpFlavorSocket& sock)
+    : TcpSocketBase(sock),
+      m_flavor(sock.m_flavor)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+TcpFlavorSocket::NotifyConstructionCompleted()
+{
+    TcpSocketBase::NotifyConstructionCompleted();
+    // Attributes are constructed from this class up to its parents, so the parent's Sack
+    // default overrode what SetFlavor() chose.
+    m_sackEnabled = (m_flavor == TcpFlavor::SACK);
+}
+
+void
+TcpFlavorSocket::SetFlavor(TcpFlavor flavor)
+{
+    NS_LOG_FUNCTION(this << ToString(flavor));
+    NS_ABORT_MSG_UNLESS(m_state == CLOSED, "TcpFlavorSocket: the flavor is fixed once connected");
+    m_flavor = flavor;
+    m_sackEnabled = (flavor == TcpFlavor::SACK);
+}
+
+TcpFlavor
+TcpFlavorSocket::GetFlavor() const
+{
+    return m_flavor;
+}
+
+uint32_t
+TcpFlavorSocket::GetRetransmittedSegments() const
+{
+    return m_retransmittedSegments;
+}
+
+uint32_t
+TcpFlavorSocket::GetTimeouts() const
+{
+    return m_timeouts;
+}
+
+uint32_t
+TcpFlavorSocket::GetFastRetransmits() const
+{
+    return m_fastRetransmits;
+}
+
+Ptr<TcpSocketBase>
+TcpFlavorSocket::Fork()
+{
+    return CopyObject<TcpFlavorSocket>(this);
+}
+
+bool
+TcpFlavorSocket::IsPartialAckInRecovery(SequenceNumber32 ack) const
+{
+    return m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+           ack > m_txBuffer->HeadSequence() && ack < m_recover;
+}
+
+bool
+TcpFlavorSocket::IgnoresDupAck(SequenceNumber32 ack) const
+{
+    switch (m_flavor)
+    {
+    case TcpFlavor::VANILLA:
+        return true;
+    case TcpFlavor::RENO:
+    case TcpFlavor::NEWRENO:
+        // In fast recovery duplicate ACKs inflate the window; in CA_LOSS ns-3 ignores them.
+        return m_fastRetransmitGuarded && ack <= m_fastRetransmitGuard &&
+               m_tcb->m_congState != TcpSocketState::CA_RECOVERY;
+    case TcpFlavor::SACK:
+        return false;
+    }
+    return false;
+}
+
+void
+TcpFlavorSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+{
+    if (m_flavor == TcpFlavor::RENO && IsPartialAckInRecovery(tcpHeader.GetAckNumber()))
+    {
+        // Reno leaves recovery on this ACK. Drop the pseudo-SACKs ns-3 counts for duplicate ACKs
+        // first: otherwise discarding the acknowledged data marks the new head lost and it would
+        // be retransmitted at once, which is NewReno's partial-ACK behaviour.
+        m_txBuffer->ResetRenoSack();
+    }
+    TcpSocketBase::ReceivedAck(packet, tcpHeader);
+}
+
+void
+TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
+                            bool scoreboardUpdated,
+                            uint32_t currentDelivered,
+                            const SequenceNumber32& oldHeadSequence,
+                            bool receivedData)
+{
+    NS_LOG_FUNCTION(this << ackNumber << oldHeadSequence);
+    if (m_fastRetransmitGuarded && ackNumber > m_fastRetransmitGuard)
+    {
+        m_fastRetransmitGuarded = false;
+    }
+    // RFC 5681 duplicate ACK (only SACK runs with the SACK option).
+    const bool isDupAck =
+        ackNumber == oldHeadSequence && ackNumber < m_tcb->m_highTxMark && !receivedData;
+    if (isDupAck && IgnoresDupAck(ackNumber))
+    {
+        NS_LOG_LOGIC("duplicate ACK ignored by " << ToString(m_flavor));
+        return;
+    }
+
+    if (m_flavor == TcpFlavor::RENO && m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+        ackNumber > oldHeadSequence && ackNumber < m_recover)
+    {
+        // Present the partial ACK as covering the recovery point: ns-3 then leaves recovery with
+        // cwnd = ssthresh and restarts the timer.
+        const SequenceNumber32 recoveryPoint = m_recover;
+        m_recover = ackNumber;
+        TcpSocketBase::ProcessAck(ackNumber,
+                                  scoreboardUpdated,
+                                  currentDelivered,
+                                  oldHeadSequence,
+                                  receivedData);
+        m_recover = recoveryPoint;
+        NS_LOG_DEBUG("Reno left recovery on partial ACK " << ackNumber << "; recovery point "
+                                                          << recoveryPoint);
+        return;
+    }
+
+    const auto stateBefore = m_tcb->m_congState;
+    TcpSocketBase::ProcessAck(ackNumber,
+                              scoreboardUpdated,
+                              currentDelivered,
+                              oldHeadSequence,
+                              receivedData);
+    if (stateBefore != TcpSocketState::CA_RECOVERY &&
+        m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
+    {
+        m_fastRetransmits = m_fastRetransmits + 1;
+        m_fastRetransmitGuard = m_recover;
+        m_fastRetransmitGuarded = true;
+    }
+}
+
+void
+TcpFlavorSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
+{
+    // In recovery ns-3 calls NewAck only for partial ACKs, restarting the timer on the first.
+    if (m_flavor == TcpFlavor::NEWRENO && m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
+    {
+        resetRTO = true;
+    }
+    TcpSocketBase::NewAck(seq, resetRTO);
+}
+
+void
+TcpFlavorSocket::ReTxTimeout()
+{
+    if (m_flavor == TcpFlavor::SACK)
+    {
+        // A timeout clears the scoreboard: everything outstanding is then marked lost and resent
+        // (ns-3 alone keeps the SACKed segments, as RFC 6675 allows). SACKs arriving later
+        // rebuild it.
+        m_txBuffer->ResetRenoSack();
+    }
+    // The base class spends one data retry exactly when it handles a data timeout.
+    const uint32_t retriesLeft = m_dataRetrCount;
+    TcpSocketBase::ReTxTimeout();
+    if (m_dataRetrCount < retriesLeft)
+    {
+        m_timeouts = m_timeouts + 1;
+        m_fastRetransmitGuard = m_recover; // the highest sequence sent, set by the base class
+        m_fastRetransmitGuarded = true;
+    }
+}
+
+uint32_t
+TcpFlavorSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
+{
+    const bool isRetransmission = seq < m_tcb->m_highTxMark;
+    const uint32_t size = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    if (isRetransmission && size > 0)
+    {
+        m_retransmittedSegments = m_retransmittedSegments + 1;
+    }
+    return size;
+}
+
+} // namespace ns3

@@ -1,0 +1,109 @@
+/*
+ * A TcpSocketBase whose loss recovery is one of the study's four TCP flavors.
+ */
+#ifndef SATNET_TCP_FLAVOR_SOCKET_H
+#define SATNET_TCP_FLAVOR_SOCKET_H
+
+#include "model/tcp-flavor.h"
+
+#include "ns3/tcp-socket-base.h"
+#include "ns3/traced-value.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * @brief TCP socket implementing the Vanilla, Reno, NewReno and SACK flavors.
+ *
+ * It is meant to run with TcpNewReno congestion control and TcpClassicRecovery (as
+ * TcpFlavorSocketFactory sets it up); the flavor only changes how losses are found and repaired:
+ *
+ * - VANILLA: duplicate ACKs are ignored altogether (no fast retransmit, no window inflation, no
+ *   limited transmit; the socket never leaves CA_OPEN on them), so only the retransmission
+ *   timeout finds a loss; ns-3's RTO handling then does slow start from the first unacknowledged
+ *   segment (go-back-N).
+ * - RENO: ns-3's non-SACK fast retransmit on the 3rd duplicate ACK and fast recovery, except that
+ *   the first ACK of new data leaves recovery even when it is partial (cwnd = ssthresh); the
+ *   remaining losses of that window then wait for the timeout.
+ * - NEWRENO: ns-3's RFC 6582 recovery (Sack off), except that every partial ACK restarts the
+ *   retransmission timer (ns-3 restarts it on the first partial ACK only).
+ * - RENO and NEWRENO, as ns-2's bug_fix_: after a fast retransmit or a timeout, duplicate ACKs
+ *   outside fast recovery are ignored (no fast retransmit, no limited transmit) until the
+ *   cumulative ACK passes the highest sequence sent when that recovery or timeout began.
+ *   ns-3 alone would fast-retransmit again once the ACK reaches that point, e.g. on the
+ *   duplicate ACKs its own go-back-N retransmissions cause after a timeout.
+ * - SACK: ns-3's RFC 6675 recovery (Sack on), except that a timeout clears the scoreboard.
+ *
+ * The flavor decides the Sack attribute (on for SACK only): it is applied after the attributes
+ * at construction and again whenever Flavor is set.
+ * Per-connection counters are kept and exported as trace sources; a listening socket's Fork()
+ * makes accepted sockets TcpFlavorSockets of the same flavor with zeroed counters.
+ */
+class TcpFlavorSocket : public TcpSocketBase
+{
+  public:
+    /// @return the object TypeId
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+
+    TcpFlavorSocket();
+    /**
+     * Copy used by Fork(): same configuration, counters zeroed.
+     * @param sock socket to copy
+     */
+    TcpFlavorSocket(const TcpFlavorSocket& sock);
+
+    /**
+     * Selects the flavor (only while the socket is CLOSED); also sets the Sack attribute.
+     * @param flavor the flavor
+     */
+    void SetFlavor(TcpFlavor flavor);
+    /// @return the flavor
+    TcpFlavor GetFlavor() const;
+
+    /// @return data segments sent again (by fast retransmit, recovery or after a timeout)
+    uint32_t GetRetransmittedSegments() const;
+    /// @return retransmission timeouts that fired with data outstanding
+    uint32_t GetTimeouts() const;
+    /// @return fast retransmits, i.e. entries into fast recovery
+    uint32_t GetFastRetransmits() const;
+
+  protected:
+    void NotifyConstructionCompleted() override;
+    Ptr<TcpSocketBase> Fork() override;
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
+    void ProcessAck(const SequenceNumber32& ackNumber,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHeadSequence,
+                    bool receivedData) override;
+    void NewAck(const SequenceNumber32& seq, bool resetRTO) override;
+    void ReTxTimeout() override;
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
+
+  private:
+    /**
+     * @param ack a cumulative ACK number
+     * @return true when @p ack acknowledges new data but not the recovery point, in recovery
+     */
+    bool IsPartialAckInRecovery(SequenceNumber32 ack) const;
+    /**
+     * @param ack the cumulative ACK number of a duplicate ACK
+     * @return true when the flavor takes no action at all on that duplicate ACK
+     */
+    bool IgnoresDupAck(SequenceNumber32 ack) const;
+
+    TcpFlavor m_flavor{TcpFlavor::NEWRENO};          ///< loss-recovery flavor
+    /// Reno/NewReno: no fast retransmit until the cumulative ACK passes this sequence
+    SequenceNumber32 m_fastRetransmitGuard{0};
+    bool m_fastRetransmitGuarded{false};              ///< m_fastRetransmitGuard is in force
+    TracedValue<uint32_t> m_retransmittedSegments{0}; ///< data segments retransmitted
+    TracedValue<uint32_t> m_timeouts{0};              ///< data retransmission timeouts
+    TracedValue<uint32_t> m_fastRetransmits{0};       ///< entries into fast recovery
+};
+
+} // namespace ns3
+
+#endif // SATNET_TCP_FLAVOR_SOCKET_H
