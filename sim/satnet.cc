@@ -49,8 +49,10 @@ main(int argc, char* argv[])
     try
     {
         config = satnet::ParseCommandLine(args);
-        const auto dir = std::filesystem::absolute(config.out).parent_path();
-        if (!config.out.empty() && !std::filesystem::is_directory(dir))
+        const auto dir = config.out.empty()
+                             ? std::filesystem::current_path()
+                             : std::filesystem::absolute(config.out).parent_path();
+        if (!std::filesystem::is_directory(dir))
         {
             throw satnet::UsageError("--out=" + config.out + ": directory " + dir.string() +
                                      " does not exist");

@@ -26,7 +26,11 @@ constexpr uint16_t kAtmMtu = 65535;
 Ptr<AtmCellQueue>
 InstallQueue(Ptr<NetDevice> device, uint32_t cells, AtmDropPolicy policy, double r, double z)
 {
-    auto queue = CreateObjectWithAttributes<AtmCellQueue>("MaxCells",
+    DataRateValue rate;
+    device->GetAttribute("DataRate", rate);
+    auto queue = CreateObjectWithAttributes<AtmCellQueue>("LinkRate",
+                                                          rate,
+                                                          "MaxCells",
                                                           UintegerValue(cells),
                                                           "DropPolicy",
                                                           EnumValue(policy),

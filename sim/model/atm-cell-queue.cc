@@ -5,8 +5,11 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace ns3
@@ -76,8 +79,15 @@ AtmCellQueue::GetTypeId()
                           UintegerValue(2),
                           MakeUintegerAccessor(&AtmCellQueue::m_linkHeaderBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LinkRate",
+                          "Cell rate of the port's link. When set, the cells of the frame on "
+                          "the wire count in X until each is transmitted; 0 counts a frame out "
+                          "of the buffer as soon as its transmission starts.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&AtmCellQueue::m_linkRate),
+                          MakeDataRateChecker())
             .AddTraceSource("Cells",
-                            "Cells buffered (X).",
+                            "Cells of the frames waiting (X without the frame on the wire).",
                             MakeTraceSourceAccessor(&AtmCellQueue::m_cells),
                             "ns3::TracedValueCallback::Uint32")
             .AddTraceSource("CellDrop",
@@ -109,21 +119,36 @@ AtmCellQueue::NotifyConstructionCompleted()
 }
 
 uint32_t
+AtmCellQueue::CellsOnWire() const
+{
+    const Time left = m_onWireEnd - Simulator::Now();
+    if (m_linkRate.GetBitRate() == 0 || !left.IsStrictlyPositive())
+    {
+        return 0;
+    }
+    const double cellSeconds = aal5::kCellBytes * 8.0 / m_linkRate.GetBitRate();
+    const auto cells = static_cast<uint32_t>(std::ceil(left.GetSeconds() / cellSeconds - 1e-9));
+    return std::min(cells, m_onWire.cells);
+}
+
+uint32_t
 AtmCellQueue::GetCells() const
 {
-    return m_cells;
+    return m_cells + CellsOnWire();
 }
 
 uint32_t
 AtmCellQueue::GetVcCells(uint32_t vc) const
 {
-    return vc < m_vcCells.size() ? m_vcCells[vc] : 0;
+    const uint32_t waiting = vc < m_vcCells.size() ? m_vcCells[vc] : 0;
+    return waiting + (vc == m_onWire.vc ? CellsOnWire() : 0);
 }
 
 uint32_t
 AtmCellQueue::GetActiveVcs() const
 {
-    return m_activeVcs;
+    const bool onWireOnly = CellsOnWire() > 0 && GetVcCells(m_onWire.vc) == CellsOnWire();
+    return m_activeVcs + (onWireOnly ? 1 : 0);
 }
 
 uint32_t
@@ -148,18 +173,19 @@ bool
 AtmCellQueue::AdmitNewFrame(uint32_t vc, AtmDropReason& reason) const
 {
     const double threshold = m_epdThreshold * m_maxCells;
+    const uint32_t cells = GetCells();
     switch (m_policy)
     {
     case AtmDropPolicy::TAIL:
         return true;
     case AtmDropPolicy::EPD:
         reason = AtmDropReason::EPD_THRESHOLD;
-        return m_cells <= threshold;
+        return cells <= threshold;
     case AtmDropPolicy::SD:
         reason = AtmDropReason::SD_SHARE;
         // Na >= 1 whenever X > R > 0, so the share is well defined where it is used.
-        return m_cells <= threshold ||
-               GetVcCells(vc) <= m_sdZ * static_cast<double>(m_cells) / m_activeVcs;
+        return cells <= threshold ||
+               GetVcCells(vc) <= m_sdZ * static_cast<double>(cells) / GetActiveVcs();
     }
     return true;
 }
@@ -184,7 +210,8 @@ AtmCellQueue::Enqueue(Ptr<Packet> packet)
         return false;
     }
 
-    const uint32_t room = m_maxCells - m_cells;
+    const uint32_t occupied = GetCells();
+    const uint32_t room = occupied < m_maxCells ? m_maxCells - occupied : 0;
     if (room == 0)
     {
         const auto fullReason =
@@ -263,9 +290,15 @@ AtmCellQueue::Pop()
     Ptr<Packet> packet = DoDequeue(GetContainer().begin());
     if (packet)
     {
-        const FrameCells frame = m_frames.front();
+        m_onWire = m_frames.front();
         m_frames.pop_front();
-        Account(frame.vc, -static_cast<int64_t>(frame.cells));
+        Account(m_onWire.vc, -static_cast<int64_t>(m_onWire.cells));
+        // The device starts sending as it dequeues; its cells leave one cell time apart.
+        if (m_linkRate.GetBitRate() > 0)
+        {
+            m_onWireEnd = Simulator::Now() + m_linkRate.CalculateBytesTxTime(
+                                                 m_onWire.cells * aal5::kCellBytes);
+        }
     }
     return packet;
 }

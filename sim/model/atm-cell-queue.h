@@ -5,6 +5,8 @@
 #ifndef SATNET_ATM_CELL_QUEUE_H
 #define SATNET_ATM_CELL_QUEUE_H
 
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/queue.h"
 #include "ns3/traced-callback.h"
@@ -47,7 +49,8 @@ std::string ToString(AtmDropReason reason);
  * and forward) and is judged by the policy on its first cell; an accepted frame whose cells no
  * longer all fit keeps the cells that do (they still use link time) and loses the rest, which
  * the AtmFrameTag records so that reassembly at the receiving host discards the frame. X counts
- * the cells of the frames waiting in the buffer; the frame on the wire has left it.
+ * the cells of the frames waiting plus, when LinkRate is set, the cells of the frame on the wire
+ * not yet sent: a cell leaves the buffer when it is transmitted, as in a cell switch.
  *
  * Every frame leaves the queue padded to its cells' wire size (53 B per cell, link header
  * included), so a PointToPointNetDevice whose DataRate is the cell rate spends exactly the cell
@@ -67,7 +70,7 @@ class AtmCellQueue : public Queue<Packet>
     Ptr<Packet> Remove() override;
     Ptr<const Packet> Peek() const override;
 
-    /// @return X, the cells buffered
+    /// @return X, the cells buffered (waiting, and not yet sent of the frame on the wire)
     uint32_t GetCells() const;
     /// @return X_i, the cells of @p vc buffered
     uint32_t GetVcCells(uint32_t vc) const;
@@ -96,6 +99,8 @@ class AtmCellQueue : public Queue<Packet>
     /// Brings @p packet to the wire size of @p cells cells.
     void PadToCells(Ptr<Packet> packet, uint32_t cells) const;
     Ptr<Packet> Pop();
+    /// @return cells of the frame on the wire not yet transmitted
+    uint32_t CellsOnWire() const;
 
     /// VC and cells of each buffered frame, in FIFO order beside the packet container.
     struct FrameCells
@@ -109,8 +114,11 @@ class AtmCellQueue : public Queue<Packet>
     double m_epdThreshold;           //!< R / K
     double m_sdZ;                    //!< Z of Selective Drop
     uint32_t m_linkHeaderBytes;      //!< link-layer header already on the packet (PPP: 2 B)
-    TracedValue<uint32_t> m_cells;   //!< X
-    uint32_t m_activeVcs;            //!< Na
+    DataRate m_linkRate;             //!< cell rate of the port's link; 0: frames leave whole
+    TracedValue<uint32_t> m_cells;   //!< cells of the waiting frames
+    uint32_t m_activeVcs;            //!< VCs with cells among the waiting frames
+    FrameCells m_onWire{0, 0};       //!< the frame being transmitted
+    Time m_onWireEnd;                //!< when its last cell will have left
     std::vector<uint32_t> m_vcCells; //!< X_i indexed by VC
     std::deque<FrameCells> m_frames;
 

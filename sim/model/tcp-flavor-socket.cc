@@ -109,6 +109,12 @@ TcpFlavorSocket::GetFastRetransmits() const
     return m_fastRetransmits;
 }
 
+uint32_t
+TcpFlavorSocket::GetCongestionWindow() const
+{
+    return m_tcb->m_cWnd;
+}
+
 Ptr<TcpSocketBase>
 TcpFlavorSocket::Fork()
 {

@@ -69,6 +69,8 @@ class TcpFlavorSocket : public TcpSocketBase
     uint32_t GetTimeouts() const;
     /// @return fast retransmits, i.e. entries into fast recovery
     uint32_t GetFastRetransmits() const;
+    /// @return the congestion window now, bytes
+    uint32_t GetCongestionWindow() const;
 
   protected:
     void NotifyConstructionCompleted() override;

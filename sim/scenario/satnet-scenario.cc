@@ -11,6 +11,7 @@
 #include "model/www-server.h"
 
 #include "ns3/application-container.h"
+#include "ns3/bulk-send-application.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet-sink-helper.h"
@@ -135,7 +136,7 @@ RunScenario(const Config& c)
     AtmDumbbellHelper atm(network);
 
     TcpParameters tcp;
-    tcp.flavor = ParseTcpFlavor(c.flavor);
+    tcp.flavor = ParseTcpFlavor(c.flavor).value(); // validated by the command line
     tcp.mss = c.mss;
     tcp.windowBytes = c.window;
     tcp.initialSsthreshBytes = c.ssthresh;
@@ -170,10 +171,10 @@ RunScenario(const Config& c)
     {
         for (uint32_t i = 0; i < c.clients; ++i)
         {
-            PacketSinkHelper sink(factory, InetSocketAddress(Ipv4Address::GetAny(), kPort));
+            PacketSinkHelper sink(factory.GetName(), InetSocketAddress(Ipv4Address::GetAny(), kPort));
             sinks.push_back(
                 DynamicCast<PacketSink>(sink.Install(atm.GetClients().Get(i)).Get(0)));
-            BulkSendHelper bulk(factory, InetSocketAddress(atm.GetClientAddress(i), kPort));
+            BulkSendHelper bulk(factory.GetName(), InetSocketAddress(atm.GetClientAddress(i), kPort));
             bulk.SetAttribute("SendSize", UintegerValue(c.mss));
             bulkSenders.push_back(
                 DynamicCast<BulkSendApplication>(bulk.Install(atm.GetServers().Get(i)).Get(0)));
