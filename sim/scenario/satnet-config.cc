@@ -1,5 +1,6 @@
 #include "satnet-config.h"
 
+#include "helper/tcp-flavor-helper.h"
 #include "model/aal5.h"
 
 #include <charconv>
@@ -14,25 +15,22 @@ namespace satnet
 namespace
 {
 
-/// What a `--link` sets, from the study's specification.
+/// What a `--link` sets for the network; its TCP parameters come from TcpParameters.
 struct LinkPreset
 {
     double delay;
-    uint32_t mss;
-    uint32_t window;
-    uint32_t ssthresh;
     std::map<std::string, uint32_t> bufferCells; //!< per bufferRtt level
+    ns3::TcpParameters (*tcp)(ns3::TcpFlavor);
 };
 
 const std::map<std::string, LinkPreset>&
 LinkPresets()
 {
-    // Windows: WAN 64 KB unscaled; MEO 65535 << 5; GEO 65535 << 6. ssthresh = RTT x 45 Mbps.
     // WAN's 2 RTT buffer is 2300 cells: one full 23-cell frame for each of 100 VCs.
     static const std::map<std::string, LinkPreset> presets{
-        {"wan", {0.005, 1024, 65535, 56250, {{"0.5", 531}, {"1", 1062}, {"2", 2300}}}},
-        {"meo", {0.100, 9180, 2097120, 1125000, {{"0.5", 10615}, {"1", 21230}, {"2", 42460}}}},
-        {"geo", {0.275, 9180, 4194240, 3093750, {{"0.5", 29190}, {"1", 58380}, {"2", 116760}}}},
+        {"wan", {0.005, {{"0.5", 531}, {"1", 1062}, {"2", 2300}}, &ns3::TcpParameters::Wan}},
+        {"meo", {0.100, {{"0.5", 10615}, {"1", 21230}, {"2", 42460}}, &ns3::TcpParameters::Meo}},
+        {"geo", {0.275, {{"0.5", 29190}, {"1", 58380}, {"2", 116760}}, &ns3::TcpParameters::Geo}},
     };
     return presets;
 }
@@ -295,10 +293,13 @@ ParseCommandLine(const std::vector<std::string>& args)
         Flags().at("link").apply(config, given.at("link"));
     }
     const LinkPreset& preset = LinkPresets().at(config.link);
+    const ns3::TcpParameters tcp = preset.tcp(ns3::TcpFlavor::SACK);
     config.delay = preset.delay;
-    config.mss = preset.mss;
-    config.window = preset.window;
-    config.ssthresh = preset.ssthresh;
+    config.mss = tcp.mss;
+    config.window = tcp.windowBytes;
+    config.ssthresh = tcp.initialSsthreshBytes;
+    config.tick = tcp.tick.GetSeconds();
+    config.minRto = tcp.minRto.GetSeconds();
     for (const auto& [name, value] : given)
     {
         Flags().at(name).apply(config, value);
