@@ -3,6 +3,8 @@
 #   snakemake --cores 2 --config sweep=sweeps/smoke.yaml [results=results]
 #
 # `satsweep run SWEEP` runs this with the store as working directory; see workflow/README.md.
+import sys
+
 from snakemake.utils import min_version, validate
 
 from satsweep import store

@@ -1,7 +1,10 @@
-# One job per configuration (design point): it runs the configuration's replications that are not
-# done yet, one after the other, each into its own files (see satsweep/store.py). Its output is a
-# small manifest named after r, so raising r reruns the job, which then runs only the new
-# replications. Then `collect` compacts every finished run into runs.parquet and connections.parquet.
+# One job per configuration (design point): it runs the configuration's replications that are
+# not done yet, one after the other, each into its own files (satsweep/store.py). The job's
+# output is a small manifest named after r, so raising r reruns the job, which then runs only the
+# new replications. `collect` compacts every finished run into runs.parquet and
+# connections.parquet. Jobs are `python -m satsweep.jobs ...` (a lean entry point: ~0.4 s of
+# start-up per job) and locate the store from their output paths: any executor with a shared
+# file system runs them as they are. See workflow/README.md.
 
 
 wildcard_constraints:
@@ -16,12 +19,13 @@ rule simulate:
         STORE / "logs" / "{config_id}-{replications}.log",
     params:
         sweep=config["sweep"],
-        results=config["results"],
+        python=sys.executable,
     threads: 1
     resources:
         mem_mb=DESIGN.resources.mem_mb,
-    script:
-        "../scripts/simulate_configuration.py"
+    shell:
+        "{params.python:q} -m satsweep.jobs simulate {params.sweep:q} {wildcards.config_id}"
+        " {output:q} > {log:q} 2>&1"
 
 
 rule collect:
@@ -37,13 +41,14 @@ rule collect:
         STORE / "logs" / "collect.log",
     params:
         sweep=config["sweep"],
-        results=config["results"],
+        python=sys.executable,
     localrule: True
     threads: 1
     resources:
         mem_mb=1024,
-    script:
-        "../scripts/collect.py"
+    shell:
+        "{params.python:q} -m satsweep.jobs collect {params.sweep:q} {output.runs:q}"
+        " {output.connections:q} > {log:q} 2>&1"
 
 
 onerror:
