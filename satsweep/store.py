@@ -288,6 +288,9 @@ def run_configuration(
     store = study_dir(design, results)
     check_study(design, store)
     config = design.configuration(config_id)
+    # temporaries of a killed attempt (only this job writes into this directory)
+    for stale in run_dir(store, config_id).glob("*.tmp.*"):
+        stale.unlink(missing_ok=True)
     failures = []
     for run in config.runs(design):
         if run_file(store, run).is_file():

@@ -233,4 +233,4 @@ def test_sigkill_mid_sweep_then_rerun_runs_each_run_exactly_once(tmp_path):
         key = (r["config_id"], r["replication"])
         if key in started:
             assert r["started_at"] == started[key]
-    assert not list(store_dir.glob("runs/*/.*.tmp.*"))  # no temporary left visible as a run
+    assert not list(store_dir.glob("runs/*/*.tmp.*"))  # temporaries of killed runs cleaned
