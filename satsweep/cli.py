@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from satsweep import analysis, engine, store, sweep
-from satsweep.design import Design, DesignError, load_design
+from satsweep.design import Design, DesignError, Run, load_design
 
 #: How many runs `satsweep status` lists per category.
 LIST_LIMIT = 20
@@ -120,6 +120,14 @@ def _duration(seconds: float) -> str:
     return str(dt.timedelta(seconds=round(seconds)))
 
 
+def _failure(run: Run, record: dict) -> str:
+    """A failed run, its command, exit code and the tail of its stderr (indented)."""
+    flags = " ".join(engine.satnet_flags(run.params))
+    tail = "\n".join("    " + line for line in str(record.get("stderr_tail", "")).splitlines())
+    head = f"{run.config_id}/r{run.replication} {flags} ({record.get('message')}, exit code "
+    return f"{head}{record.get('returncode')})\n{tail}".rstrip()
+
+
 def _run(args: argparse.Namespace) -> int:
     """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
     console = Console(stderr=True)
@@ -162,13 +170,8 @@ def _run(args: argparse.Namespace) -> int:
         f"{len(state.missing)} not run; {_duration(report.wall_seconds)} on {args.cores} cores"
     )
     for run, record in state.failed:
-        console.print(
-            f"[red]failed[/red] {run.config_id}/r{run.replication} "
-            f"{engine.satnet_flags(run.params)} ({record.get('message')}, exit code "
-            f"{record.get('returncode')}):\n{record.get('stderr_tail', '').rstrip()}",
-            highlight=False,
-            markup=False,
-        )
+        console.print("[red]failed[/red]", end=" ")
+        console.print(_failure(run, record), highlight=False, markup=False)
     if report.returncode != 0 and not state.failed:
         console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
         console.print(sweep.log_tail(report.log), highlight=False, markup=False)
@@ -228,13 +231,7 @@ def _status(args: argparse.Namespace) -> int:
         highlight=False,
     )
     for run, record in state.failed[:LIST_LIMIT]:
-        console.print(
-            f"failed  {run.config_id}/r{run.replication} {' '.join(engine.satnet_flags(run.params))}"
-            f" (exit code {record.get('returncode')}):\n"
-            + "\n".join("    " + line for line in record.get("stderr_tail", "").splitlines()),
-            highlight=False,
-            markup=False,
-        )
+        console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
     for run in state.missing[:LIST_LIMIT]:
         flags = " ".join(engine.satnet_flags(run.params))
         console.print(
