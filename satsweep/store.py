@@ -254,11 +254,15 @@ def simulate(design: Design, run: Run, store: Path) -> RunFailure | None:
         failure = RunFailure(run, None, "", f"failed: {e}")
     else:
         elapsed = time.perf_counter() - start
-        row, connections = run_row(design, run, result, started_at, elapsed, satnet)
-        write_parquet(run_file(store, run, ".connections.parquet"), connections)
-        write_parquet(run_file(store, run), row)  # last: the run is done
-        failed.unlink(missing_ok=True)
-        return None
+        try:
+            row, connections = run_row(design, run, result, started_at, elapsed, satnet)
+        except (KeyError, TypeError, ValueError, AttributeError, pa.ArrowException) as e:
+            failure = RunFailure(run, 0, "", f"result does not follow the contract: {e!r}")
+        else:
+            write_parquet(run_file(store, run, ".connections.parquet"), connections)
+            write_parquet(run_file(store, run), row)  # last: the run is done
+            failed.unlink(missing_ok=True)
+            return None
     write_json(
         failed,
         {
