@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import datetime as dt
 import json
+import os
 import sys
 
+import duckdb
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from satsweep import analysis, engine
+from satsweep import analysis, engine, store, sweep
+from satsweep.design import Design, DesignError, Run, load_design
+
+#: How many runs `satsweep status` lists per category.
+LIST_LIMIT = 20
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -88,6 +104,219 @@ def _add_analyze(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser
     p.set_defaults(func=_analyze)
 
 
+def _error(command: str, message: object) -> None:
+    print(f"satsweep {command}: error: {message}", file=sys.stderr)
+
+
+def _load(command: str, path: str) -> Design | None:
+    try:
+        return load_design(path)
+    except DesignError as e:
+        _error(command, e)
+        return None
+
+
+def _duration(seconds: float) -> str:
+    return str(dt.timedelta(seconds=round(seconds)))
+
+
+def _failure(run: Run, record: dict) -> str:
+    """A failed run, its command, exit code and the tail of its stderr (indented)."""
+    flags = " ".join(engine.satnet_flags(run.params))
+    tail = "\n".join("    " + line for line in str(record.get("stderr_tail", "")).splitlines())
+    head = f"{run.config_id}/r{run.replication} {flags} ({record.get('message')}, exit code "
+    return f"{head}{record.get('returncode')})\n{tail}".rstrip()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("runs"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = None
+
+        def on_progress(done: int, total: int) -> None:
+            nonlocal task
+            if task is None:  # runs done before count as done, not as speed
+                task = progress.add_task("sweep", total=total, completed=done)
+            progress.update(task, completed=done)
+
+        try:
+            report = sweep.run(
+                args.sweep,
+                cores=args.cores,
+                keep_going=args.keep_going,
+                results=args.results,
+                on_progress=on_progress,
+            )
+        except DesignError as e:
+            _error("run", e)
+            return 2
+        except (FileNotFoundError, sweep.SweepBusy) as e:
+            _error("run", e)
+            return 2 if isinstance(e, FileNotFoundError) else 1
+    state = report.state
+    console.print(
+        f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
+        f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
+        f"{len(state.missing)} not run; {_duration(report.wall_seconds)} on {args.cores} cores"
+    )
+    for run, record in state.failed:
+        console.print("[red]failed[/red]", end=" ")
+        console.print(_failure(run, record), highlight=False, markup=False)
+    if report.returncode != 0 and not state.failed:
+        console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
+        console.print(sweep.log_tail(report.log), highlight=False, markup=False)
+    if (report.store / "runs.parquet").is_file():
+        console.print(f"store: {report.store}/runs.parquet, connections.parquet")
+    return 0 if report.ok else 1
+
+
+def _plan(args: argparse.Namespace) -> int:
+    """`satsweep plan`: the run table of a sweep, without running anything."""
+    design = _load("plan", args.sweep)
+    if design is None:
+        return 2
+    state = store.state(design, args.results)
+    done = {(r.config_id, r.replication) for r in state.done}
+    table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
+    for name in ("#", "config_id", *design.factors, "done"):
+        table.add_column(name)
+    for config in design.configurations:
+        n_done = sum((config.config_id, k) in done for k in range(1, design.replications + 1))
+        levels = [engine.flag_value(config.params[name]) for name in design.factors]
+        table.add_row(
+            str(config.index + 1), config.config_id, *levels, f"{n_done}/{design.replications}"
+        )
+    console = Console()
+    console.print(table)
+    fixed = " ".join(engine.satnet_flags(design.fixed)) or "(none)"
+    todo = len(state.missing) + len(state.failed)
+    console.print(
+        f"{len(design.configurations)} configurations x {design.replications} replications = "
+        f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
+        f"base_seed {design.base_seed}; store {state.store}",
+        highlight=False,
+    )
+    estimate = sweep.estimate_seconds(state, args.cores)
+    if estimate is None:
+        console.print("estimated cost: unknown (no finished run to measure yet)")
+    else:
+        seconds, basis = estimate
+        console.print(
+            f"estimated cost: {_duration(seconds)} on {args.cores} cores "
+            f"(mean of {basis} finished runs)"
+        )
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    """`satsweep status`: done / missing / failed runs of a sweep, and which."""
+    design = _load("status", args.sweep)
+    if design is None:
+        return 2
+    state = store.state(design, args.results)
+    console = Console()
+    console.print(
+        f"{design.study}: {len(state.done)} done, {len(state.missing)} missing, "
+        f"{len(state.failed)} failed of {state.total} runs ({state.store})",
+        highlight=False,
+    )
+    for run, record in state.failed[:LIST_LIMIT]:
+        console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
+    for run in state.missing[:LIST_LIMIT]:
+        flags = " ".join(engine.satnet_flags(run.params))
+        console.print(
+            f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
+        )
+    hidden = max(0, len(state.failed) - LIST_LIMIT) + max(0, len(state.missing) - LIST_LIMIT)
+    if hidden:
+        console.print(f"... and {hidden} more")
+    return 0
+
+
+def _sql(args: argparse.Namespace) -> int:
+    """`satsweep sql`: a DuckDB query over the store's views `runs` and `connections`."""
+    try:
+        with sweep.open_store(args.study, args.results) as con:
+            cursor = con.execute(args.query)
+            columns = [d[0] for d in cursor.description or []]
+            rows = cursor.fetchall()
+    except sweep.StoreError as e:
+        _error("sql", e)
+        return 2
+    except duckdb.Error as e:
+        _error("sql", str(e).strip())
+        return 2
+    if args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif args.json:
+        print(json.dumps([dict(zip(columns, row)) for row in rows], indent=1, default=str))
+    else:
+        table = Table()
+        for name in columns:
+            table.add_column(name)
+        for row in rows:
+            table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+        Console().print(table)
+    return 0
+
+
+def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    results = argparse.ArgumentParser(add_help=False)
+    results.add_argument(
+        "--results",
+        metavar="DIR",
+        help="results directory (default $SATSWEEP_RESULTS, else ./results)",
+    )
+    cores = os.cpu_count() or 1
+
+    p = commands.add_parser(
+        "run", parents=[results], help="run a sweep through Snakemake", description=_run.__doc__
+    )
+    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
+    p.add_argument("--cores", type=int, default=cores, help=f"cores to use (default {cores})")
+    p.add_argument(
+        "--keep-going", action="store_true", help="go on with the other runs when one fails"
+    )
+    p.set_defaults(func=_run)
+
+    p = commands.add_parser(
+        "plan", parents=[results], help="show a sweep's runs", description=_plan.__doc__
+    )
+    p.add_argument("sweep")
+    p.add_argument(
+        "--cores", type=int, default=cores, help=f"cores of the estimate (default {cores})"
+    )
+    p.set_defaults(func=_plan)
+
+    p = commands.add_parser(
+        "status", parents=[results], help="done/missing/failed runs", description=_status.__doc__
+    )
+    p.add_argument("sweep")
+    p.set_defaults(func=_status)
+
+    p = commands.add_parser(
+        "sql", parents=[results], help="query the store with DuckDB", description=_sql.__doc__
+    )
+    p.add_argument("query", help='e.g. "SELECT link, avg(efficiency) FROM runs GROUP BY link"')
+    p.add_argument("--study", help="one study's store (default: every study, unioned)")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="print CSV")
+    output.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_sql)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -103,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--json", action="store_true", help="print the whole JSON result")
     simulate.set_defaults(func=_simulate)
     _add_analyze(commands)
+    _add_sweep_commands(commands)
     return parser
 
 

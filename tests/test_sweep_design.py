@@ -1,0 +1,255 @@
+"""Sweep designs: validation messages, expansion, config_id, seeds, and the run row's typing.
+
+No simulation runs here (see test_sweep_workflow.py for the real ones).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from satsweep import cli, engine, store
+from satsweep.design import MAX_RNG, DesignError, config_id, load_design, rng_run
+
+REPO = engine.REPO_ROOT
+
+GOOD = """\
+study: demo
+description: a demo
+factors:
+  flavor: [reno, sack]
+  bufferRtt: [0.5, 1, 2]
+fixed:
+  clients: 2
+  simTime: 2
+replications: 2
+base_seed: 7
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "sweep.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_expansion_is_the_full_factorial_times_r(tmp_path):
+    design = load_design(write(tmp_path, GOOD))
+    runs = list(design.runs())
+    assert len(design.configurations) == 6 and len(runs) == design.n_runs == 12
+    assert [c.params["flavor"] for c in design.configurations] == ["reno"] * 3 + ["sack"] * 3
+    assert {(r.config_id, r.replication) for r in runs} == {
+        (c.config_id, k) for c in design.configurations for k in (1, 2)
+    }
+    assert all(r.params["clients"] == 2 and r.seed == 7 for r in runs)
+    assert len({c.config_id for c in design.configurations}) == 6
+
+
+def test_config_id_ignores_key_order_and_spelling_of_the_same_flag():
+    a = config_id({"flavor": "reno", "bufferRtt": 1, "clients": 5})
+    assert a == config_id({"clients": "5", "bufferRtt": 1.0, "flavor": "reno"})
+    assert a != config_id({"flavor": "reno", "bufferRtt": 2, "clients": 5})
+    canonical = json.dumps({"bufferRtt": "1", "clients": "5", "flavor": "reno"}, sort_keys=True)
+    assert a == hashlib.sha256(canonical.replace(" ", "").encode()).hexdigest()[:12]
+
+
+def test_config_ids_do_not_depend_on_order_of_keys_in_the_file(tmp_path):
+    reordered = """\
+    base_seed: 7
+    replications: 2
+    fixed: {simTime: 2, clients: 2}
+    factors:
+      bufferRtt: [0.5, 1, 2]
+      flavor: [reno, sack]
+    study: demo
+    """
+    one = load_design(write(tmp_path, GOOD, "a.yaml"))
+    two = load_design(write(tmp_path, reordered, "b.yaml"))
+    assert {c.config_id for c in one.configurations} == {c.config_id for c in two.configurations}
+
+
+def test_seeds_are_documented_stable_when_r_grows_and_distinct(tmp_path):
+    r1 = load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 1"), "a.yaml"))
+    r3 = load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 3"), "b.yaml"))
+    old = {(r.config_id, r.replication): r.run for r in r1.runs()}
+    new = {(r.config_id, r.replication): r.run for r in r3.runs()}
+    assert all(new[key] == run for key, run in old.items())
+    assert len(set(new.values())) == len(new) == 18
+    assert all(1 <= run <= MAX_RNG for run in new.values())
+    cid = r1.configurations[0].config_id
+    digest = hashlib.sha256(f"satsweep:7:{cid}:1".encode()).digest()
+    assert rng_run(7, cid, 1) == 1 + int.from_bytes(digest[:8], "big") % (2**32 - 1)
+    assert rng_run(8, cid, 1) != rng_run(7, cid, 1)
+
+
+def test_shipped_sweeps_are_valid():
+    designs = {p.stem: load_design(p) for p in (REPO / "sweeps").glob("*.yaml")}
+    assert {"smoke", "goyal98-quick", "goyal98"} <= set(designs)
+    assert designs["smoke"].n_runs <= 10
+    quick, full = designs["goyal98-quick"], designs["goyal98"]
+    for design in (quick, full):
+        assert design.factors == {
+            "link": ["wan", "meo", "geo"],
+            "flavor": ["vanilla", "reno", "newreno", "sack"],
+            "drop": ["epd", "sd"],
+            "bufferRtt": [0.5, 1, 2],
+        }
+    assert quick.replications == 2 and quick.fixed["simTime"] < 100
+    assert len(full.configurations) == 72 and full.replications == 5
+    assert full.fixed == {"clients": 100, "simTime": 100}
+
+
+BAD = [
+    # (what, text to write, field named, words of what is allowed)
+    (
+        "unknown factor",
+        GOOD.replace("flavor: [reno, sack]", "flavour: [reno, sack]"),
+        "factors.flavour",
+        "unknown factor 'flavour'; allowed: accessDelay",
+    ),
+    (
+        "empty level list",
+        GOOD.replace("flavor: [reno, sack]", "flavor: []"),
+        "factors.flavor",
+        "empty level list; allowed: one or more levels",
+    ),
+    (
+        "r < 1",
+        GOOD.replace("replications: 2", "replications: 0"),
+        "replications",
+        "allowed: an integer >= 1",
+    ),
+    (
+        "unknown satnet flag",
+        GOOD.replace("clients: 2", "clients: 2\n  simtime: 3"),
+        "fixed.simtime",
+        "unknown satnet flag 'simtime'; allowed:",
+    ),
+    (
+        "duplicate levels",
+        GOOD.replace("[0.5, 1, 2]", "[0.5, 1, 1.0]"),
+        "factors.bufferRtt",
+        "duplicate level 1.0",
+    ),
+    (
+        "reserved flag",
+        GOOD.replace("clients: 2", "clients: 2\n  seed: 3"),
+        "fixed.seed",
+        "reserved: set base_seed instead",
+    ),
+    (
+        "flag both factor and fixed",
+        GOOD.replace("clients: 2", "clients: 2\n  flavor: sack"),
+        "fixed.flavor",
+        "also a factor",
+    ),
+    ("unknown field", GOOD + "replicas: 3\n", "replicas", "unknown field; allowed: study"),
+    ("missing study", GOOD.replace("study: demo\n", ""), "study", "missing; allowed: a name"),
+    ("bad study name", GOOD.replace("demo", "a/b"), "study", "allowed: a name of letters"),
+    ("level not a scalar", GOOD.replace("[reno, sack]", "[reno, [sack]]"), "factors.flavor.1", ""),
+    ("not YAML", "study: [unclosed\n", "not valid YAML", ""),
+    ("not a mapping", "- a\n- b\n", "(top level)", "allowed: a mapping"),
+]
+
+
+@pytest.mark.parametrize(("what", "text", "field", "allowed"), BAD, ids=[b[0] for b in BAD])
+def test_malformed_file_names_file_field_and_what_is_allowed(tmp_path, what, text, field, allowed):
+    path = write(tmp_path, text)
+    with pytest.raises(DesignError) as error:
+        load_design(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: ") and field in message and allowed in message, message
+
+
+@pytest.mark.parametrize("command", ["run", "plan", "status"])
+def test_cli_refuses_a_malformed_file_before_anything_runs(tmp_path, capsys, command):
+    path = write(tmp_path, GOOD.replace("flavor: [reno, sack]", "flavor: []"))
+    results = tmp_path / "results"
+    assert cli.main([command, str(path), "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: factors.flavor: empty level list" in err
+    assert not results.exists()
+
+
+def test_missing_sweep_file_is_reported(tmp_path, capsys):
+    assert cli.main(["plan", str(tmp_path / "nope.yaml")]) == 2
+    assert "nope.yaml: cannot read the sweep file" in capsys.readouterr().err
+
+
+def test_plan_shows_the_run_table(tmp_path, capsys):
+    path = write(tmp_path, GOOD)
+    assert cli.main(["plan", str(path), "--results", str(tmp_path / "r"), "--cores", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "6 configurations x 2 replications = 12 runs; 0 done, 12 to run" in out
+    for c in load_design(path).configurations:
+        assert c.config_id in out
+    assert "estimated cost: unknown" in out
+
+
+def test_flag_list_comes_from_satnet_help_or_the_contract(monkeypatch, tmp_path):
+    monkeypatch.setenv("SATSWEEP_SATNET", str(tmp_path / "absent"))
+    assert engine.satnet_flag_names() == engine.KNOWN_FLAGS
+    fake = tmp_path / "satnet"
+    fake.write_text("#!/bin/sh\nprintf 'usage\\n\\n  --alpha\\n      a\\n  --beta\\n      b\\n'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SATSWEEP_SATNET", str(fake))
+    assert engine.satnet_flag_names() == ("alpha", "beta")
+
+
+def contract_result(clients: int = 2) -> dict:
+    """A satnet JSON result written by hand after sim/README.md's contract."""
+    summary = {
+        "efficiency": 0, "fairness": 1, "capacity_bps": 37799835.93, "goodput_bps": 0,
+        "offered_bps": 1200.5, "frames_dropped_epd": 0, "cells_dropped_epd": 0,
+        "frames_lost_reassembly": 0, "retransmissions": 3, "timeouts": 1, "fast_retransmits": 0,
+        "events": 1234, "wall_seconds": 0.01, "peak_rss_mb": 20, "version": "satnet 0.1.0 (ns-3 3.44)",
+    }  # fmt: skip
+    return {
+        "params": {"link": "wan", "flavor": "reno", "bufferRtt": 1, "bufferCells": 1062,
+                   "clients": clients, "simTime": 2, "run": 5, "seed": 7, "delay": 0.005},
+        "summary": summary,
+        "connections": [
+            {"id": i, "vc": i + 1, "throughput_bps": 0, "scheduled_bps": 10.5,
+             "fair_share_bps": 10.5, "bytes_received": 0, "first_drop_s": None if i else 1,
+             "cwnd_at_first_drop_segments": None if i else 3}
+            for i in range(clients)
+        ],
+    }  # fmt: skip
+
+
+def test_run_row_is_typed_and_carries_provenance(tmp_path):
+    design = load_design(write(tmp_path, GOOD))
+    run = next(design.runs())
+    satnet = tmp_path / "satnet"
+    satnet.write_bytes(b"binary")
+    started = dt.datetime(2025, 1, 2, 3, 4, 5)
+    row, connections = store.run_row(design, run, contract_result(), started, 1.5, satnet)
+    assert row.num_rows == 1 and connections.num_rows == 2
+    schema = row.schema
+    for name in ("efficiency", "fairness", "goodput_bps", "bufferRtt", "simTime", "delay"):
+        assert schema.field(name).type == pa.float64(), name
+    for name in ("replication", "seed", "run", "clients", "events", "retransmissions"):
+        assert schema.field(name).type == pa.int64(), name
+    values = row.to_pylist()[0]
+    assert values["study"] == "demo" and values["config_id"] == run.config_id
+    assert values["flavor"] == "reno" and values["bufferRtt"] == 0.5  # the design's level
+    assert values["bufferCells"] == 1062  # satnet's effective parameter
+    assert (
+        values["satnet_version"] == "satnet 0.1.0 (ns-3 3.44)" and values["ns3_version"] == "3.44"
+    )
+    assert values["satnet_sha256"] == hashlib.sha256(b"binary").hexdigest()
+    assert values["satsweep_version"] and values["host"] and values["git_commit"]
+    assert isinstance(values["git_dirty"], bool)
+    assert values["started_at"] == started and values["elapsed_seconds"] == 1.5
+    assert "version" not in values
+    cs = connections.schema
+    assert cs.field("throughput_bps").type == pa.float64()
+    assert cs.field("first_drop_s").type == pa.float64()
+    assert connections.column("first_drop_s").to_pylist() == [1.0, None]
+    assert connections.column("config_id").to_pylist() == [run.config_id] * 2

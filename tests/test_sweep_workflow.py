@@ -1,0 +1,236 @@
+"""Sweeps end to end: real Snakemake, real satnet (small runs), stores in temporary directories.
+
+Covers the issue's reliability list: SIGKILL mid-sweep then rerun, a failing run with
+--keep-going, raising replications, identical metrics from scratch, and the CLI around them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from satsweep import analysis, cli, engine, store
+from satsweep.design import load_design
+
+REPO = engine.REPO_ROOT
+PROVENANCE = set(store.PROVENANCE_COLUMNS)
+
+
+@pytest.fixture(autouse=True)
+def _satnet(satnet):  # every test here needs the real binary (conftest's fixture)
+    return satnet
+
+
+def write_design(
+    path: Path, study: str, factors: dict, fixed: dict, replications: int, base_seed: int = 3
+) -> Path:
+    design = {
+        "study": study,
+        "factors": factors,
+        "fixed": fixed,
+        "replications": replications,
+        "base_seed": base_seed,
+    }
+    path.write_text(yaml.safe_dump(design, sort_keys=False))
+    load_design(path)  # a test's own design must be valid
+    return path
+
+
+def sweep(path: Path, results: Path, *extra: str) -> int:
+    return cli.main(["run", str(path), "--results", str(results), "--cores", "2", *extra])
+
+
+def rows(store_dir: Path, name: str = "runs") -> list[dict]:
+    con = duckdb.connect()
+    cursor = con.execute("SELECT * FROM read_parquet(?)", [str(store_dir / f"{name}.parquet")])
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+
+
+def run_files(store_dir: Path) -> dict[str, float]:
+    """Each finished run's row file and its modification time."""
+    return {
+        str(p.relative_to(store_dir)): p.stat().st_mtime_ns
+        for p in store_dir.glob("runs/*/r*.parquet")
+        if not p.name.endswith(".connections.parquet")
+    }
+
+
+def metrics(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in PROVENANCE | engine.VOLATILE_FIELDS}
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory) -> Path:
+    """sweeps/smoke.yaml run once into a temporary results directory."""
+    results = tmp_path_factory.mktemp("smoke")
+    assert sweep(REPO / "sweeps" / "smoke.yaml", results) == 0
+    return results
+
+
+def test_smoke_sweep_fills_the_store(smoke):
+    design = load_design(REPO / "sweeps" / "smoke.yaml")
+    store_dir = smoke / "smoke"
+    runs = rows(store_dir)
+    assert len(runs) == design.n_runs
+    assert len({(r["config_id"], r["replication"]) for r in runs}) == design.n_runs
+    expected = {(r.config_id, r.replication, r.run) for r in design.runs()}
+    assert {(r["config_id"], r["replication"], r["run"]) for r in runs} == expected
+    first = runs[0]
+    for column in (*store.KEY_COLUMNS, *design.factors, *design.fixed, *PROVENANCE):
+        assert column in first, column
+    for metric in ("efficiency", "fairness", "goodput_bps", "events", "frames_dropped_epd"):
+        assert metric in first, metric
+    assert all(r["seed"] == 3 or r["seed"] == design.base_seed for r in runs)
+    assert all(0 <= r["efficiency"] <= 1.2 and r["events"] > 0 for r in runs)
+    assert first["satnet_sha256"] == engine.file_sha256(engine.satnet_binary())
+    assert first["ns3_version"] and first["git_commit"] and first["elapsed_seconds"] > 0
+    connections = rows(store_dir, "connections")
+    assert len(connections) == design.n_runs * design.fixed["clients"]
+    assert {"config_id", "replication", "id", "throughput_bps"} <= set(connections[0])
+    # the analysis reads the study by name
+    with analysis.Dataset.open("smoke", smoke) as data:
+        result = data.analyze("efficiency", ["flavor", "drop"])
+    assert result.n == design.n_runs and result.replications == design.replications
+
+
+def test_rerun_of_a_finished_sweep_runs_nothing(smoke, capsys):
+    store_dir = smoke / "smoke"
+    before = run_files(store_dir)
+    assert sweep(REPO / "sweeps" / "smoke.yaml", smoke) == 0
+    assert run_files(store_dir) == before
+    assert "(0 now, 8 before)" in capsys.readouterr().err
+
+
+def test_status_and_sql_over_the_store(smoke, capsys):
+    path = str(REPO / "sweeps" / "smoke.yaml")
+    assert cli.main(["status", path, "--results", str(smoke)]) == 0
+    assert "smoke: 8 done, 0 missing, 0 failed of 8 runs" in capsys.readouterr().out
+    query = "SELECT flavor, count(*) AS n FROM runs GROUP BY flavor ORDER BY flavor"
+    assert cli.main(["sql", "--results", str(smoke), "--study", "smoke", "--csv", query]) == 0
+    assert capsys.readouterr().out.splitlines() == ["flavor,n", "reno,4", "sack,4"]
+    query = "SELECT count(*) AS n FROM connections JOIN runs USING (config_id, replication)"
+    assert cli.main(["sql", "--results", str(smoke), "--json", query]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"n": 40}]
+    assert cli.main(["sql", "--results", str(smoke), "SELECT nonsense FROM runs"]) == 2
+    assert "nonsense" in capsys.readouterr().err
+    assert cli.main(["sql", "--results", str(smoke), "--study", "nope", "SELECT 1"]) == 2
+    assert "no study named 'nope'" in capsys.readouterr().err
+
+
+def test_same_sweep_from_scratch_gives_identical_metrics(smoke, tmp_path):
+    assert sweep(REPO / "sweeps" / "smoke.yaml", tmp_path) == 0
+    first = [metrics(r) for r in rows(smoke / "smoke")]
+    second = [metrics(r) for r in rows(tmp_path / "smoke")]
+    assert first == second
+    assert len({r["efficiency"] for r in first}) > 1  # replications differ from each other
+    c1, c2 = rows(smoke / "smoke", "connections"), rows(tmp_path / "smoke", "connections")
+    assert c1 == c2
+
+
+def test_raising_replications_runs_only_the_new_half(tmp_path, capsys):
+    factors = {"flavor": ["reno", "sack"]}
+    fixed = {"clients": 3, "simTime": 3}
+    path = write_design(tmp_path / "grow.yaml", "grow", factors, fixed, 1)
+    results = tmp_path / "results"
+    assert sweep(path, results) == 0
+    store_dir = results / "grow"
+    old_files, old_rows = run_files(store_dir), rows(store_dir)
+    assert len(old_rows) == 2
+    write_design(path, "grow", factors, fixed, 2)
+    capsys.readouterr()
+    assert sweep(path, results) == 0
+    assert "(2 now, 2 before)" in capsys.readouterr().err
+    new_files, new_rows = run_files(store_dir), rows(store_dir)
+    assert len(new_rows) == 4 and len(new_files) == 4
+    assert {k: v for k, v in new_files.items() if k in old_files} == old_files
+    old = {(r["config_id"], r["replication"]): r for r in old_rows}
+    for r in new_rows:
+        if (r["config_id"], r["replication"]) in old:
+            assert r == old[(r["config_id"], r["replication"])]  # every column, provenance too
+        else:
+            assert r["replication"] == 2
+    # another base_seed would mix streams: refused before anything runs
+    write_design(path, "grow", factors, fixed, 2, base_seed=4)
+    assert sweep(path, results) == 2
+    assert "base_seed: 4 differs from the base_seed 3" in capsys.readouterr().err
+    assert run_files(store_dir) == new_files
+
+
+def test_failing_run_is_reported_and_keep_going_finishes_the_others(tmp_path, capsys):
+    # satnet refuses --clients=0 (exit code 2, one line naming the flag)
+    path = write_design(
+        tmp_path / "bad.yaml", "badlevel", {"clients": [2, 0, 3]}, {"simTime": 2}, 2
+    )
+    results = tmp_path / "results"
+    assert sweep(path, results, "--keep-going") == 1
+    err = capsys.readouterr().err
+    assert "4/6 runs done" in err and "2 failed" in err
+    assert "--clients=0: allowed: an integer >= 1" in err  # the tail of satnet's stderr
+    runs = rows(results / "badlevel")
+    assert len(runs) == 4 and {r["clients"] for r in runs} == {2, 3}
+    assert len(rows(results / "badlevel", "connections")) == 2 * 2 + 2 * 3
+    assert cli.main(["status", str(path), "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "4 done, 0 missing, 2 failed" in out and "--clients=0" in out
+    assert "allowed: an integer >= 1" in out
+    # without --keep-going it fails as well, and still runs nothing twice
+    before = run_files(results / "badlevel")
+    assert sweep(path, results) == 1
+    assert run_files(results / "badlevel") == before
+
+
+def test_sigkill_mid_sweep_then_rerun_runs_each_run_exactly_once(tmp_path):
+    path = write_design(
+        tmp_path / "kill.yaml",
+        "kill",
+        {"flavor": ["vanilla", "reno", "newreno", "sack"], "drop": ["epd", "sd"]},
+        {"clients": 20, "simTime": 20},
+        2,
+    )
+    results = tmp_path / "results"
+    store_dir = results / "kill"
+    command = [sys.executable, "-m", "satsweep.cli", "run", str(path), "--results", str(results)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*command, "--cores", "2"],
+        env=env,
+        start_new_session=True,  # its own process group: satsweep, Snakemake, jobs, satnet
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while len(run_files(store_dir)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.2)
+    survivors = run_files(store_dir)
+    assert 3 <= len(survivors) < 16, "the sweep was not interrupted in the middle"
+    started = {
+        (r["config_id"], r["replication"]): r["started_at"]
+        for f in survivors
+        for r in rows(store_dir / Path(f).parent, Path(f).stem)
+    }
+    done = subprocess.run([*command, "--cores", "2"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    after = run_files(store_dir)
+    assert len(after) == 16
+    assert {k: v for k, v in after.items() if k in survivors} == survivors  # none redone
+    runs = rows(store_dir)
+    keys = [(r["config_id"], r["replication"]) for r in runs]
+    assert len(keys) == len(set(keys)) == 16  # every run exactly once
+    for r in runs:
+        key = (r["config_id"], r["replication"])
+        if key in started:
+            assert r["started_at"] == started[key]
+    assert not list(store_dir.glob("runs/*/*.tmp.*"))  # temporaries of killed runs cleaned

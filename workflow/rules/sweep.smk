@@ -1,0 +1,57 @@
+# One job per configuration (design point): it runs the configuration's replications that are
+# not done yet, one after the other, each into its own files (satsweep/store.py). The job's
+# output is a small manifest named after r, so raising r reruns the job, which then runs only the
+# new replications. `collect` compacts every finished run into runs.parquet and
+# connections.parquet. Jobs are `python -m satsweep.jobs ...` (a lean entry point: ~0.4 s of
+# start-up per job) and locate the store from their output paths: any executor with a shared
+# file system runs them as they are. See workflow/README.md.
+
+
+wildcard_constraints:
+    config_id="[0-9a-f]{12}",
+    replications="[0-9]+",
+
+
+rule simulate:
+    output:
+        STORE / "runs" / "{config_id}" / "complete-{replications}.json",
+    log:
+        STORE / "logs" / "{config_id}-{replications}.log",
+    params:
+        sweep=config["sweep"],
+        python=sys.executable,
+    threads: 1
+    resources:
+        mem_mb=DESIGN.resources.mem_mb,
+    shell:
+        "{params.python:q} -m satsweep.jobs simulate {params.sweep:q} {wildcards.config_id}"
+        " {output:q} > {log:q} 2>&1"
+
+
+rule collect:
+    input:
+        [
+            store.manifest_file(STORE, c.config_id, DESIGN.replications)
+            for c in DESIGN.configurations
+        ],
+    output:
+        runs=STORE / "runs.parquet",
+        connections=STORE / "connections.parquet",
+    log:
+        STORE / "logs" / "collect.log",
+    params:
+        sweep=config["sweep"],
+        python=sys.executable,
+    localrule: True
+    threads: 1
+    resources:
+        mem_mb=1024,
+    shell:
+        "{params.python:q} -m satsweep.jobs collect {params.sweep:q} {output.runs:q}"
+        " {output.connections:q} > {log:q} 2>&1"
+
+
+onerror:
+    # With --keep-going (or after the first failure), still compact the runs that succeeded:
+    # the store then holds exactly the successful runs.
+    store.collect(DESIGN, config["results"])
