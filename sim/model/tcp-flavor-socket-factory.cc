@@ -33,14 +33,7 @@ TcpFlavorSocketFactory::GetTypeId()
                           "Loss recovery of the sockets: vanilla, reno, newreno or sack",
                           EnumValue(TcpFlavor::NEWRENO),
                           MakeEnumAccessor<TcpFlavor>(&TcpFlavorSocketFactory::m_flavor),
-                          MakeEnumChecker(TcpFlavor::VANILLA,
-                                          "vanilla",
-                                          TcpFlavor::RENO,
-                                          "reno",
-                                          TcpFlavor::NEWRENO,
-                                          "newreno",
-                                          TcpFlavor::SACK,
-                                          "sack"))
+                          MakeTcpFlavorChecker())
             .AddAttribute("SegmentSize",
                           "TCP maximum segment size in bytes (1024 on WAN, 9180 on MEO/GEO)",
                           UintegerValue(1024),

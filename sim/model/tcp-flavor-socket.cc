@@ -26,14 +26,7 @@ TcpFlavorSocket::GetTypeId()
                           EnumValue(TcpFlavor::NEWRENO),
                           MakeEnumAccessor<TcpFlavor>(&TcpFlavorSocket::SetFlavor,
                                                       &TcpFlavorSocket::GetFlavor),
-                          MakeEnumChecker(TcpFlavor::VANILLA,
-                                          "vanilla",
-                                          TcpFlavor::RENO,
-                                          "reno",
-                                          TcpFlavor::NEWRENO,
-                                          "newreno",
-                                          TcpFlavor::SACK,
-                                          "sack"))
+                          MakeTcpFlavorChecker())
             .AddTraceSource("RetransmittedSegments",
                             "Data segments retransmitted so far",
                             MakeTraceSourceAccessor(&TcpFlavorSocket::m_retransmittedSegments),

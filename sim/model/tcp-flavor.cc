@@ -42,4 +42,17 @@ ToString(TcpFlavor flavor)
     return "unknown";
 }
 
+Ptr<const AttributeChecker>
+MakeTcpFlavorChecker()
+{
+    return MakeEnumChecker(TcpFlavor::VANILLA,
+                           "vanilla",
+                           TcpFlavor::RENO,
+                           "reno",
+                           TcpFlavor::NEWRENO,
+                           "newreno",
+                           TcpFlavor::SACK,
+                           "sack");
+}
+
 } // namespace ns3

@@ -4,6 +4,8 @@
 #ifndef SATNET_TCP_FLAVOR_H
 #define SATNET_TCP_FLAVOR_H
 
+#include "ns3/enum.h"
+
 #include <optional>
 #include <string>
 
@@ -35,6 +37,9 @@ std::optional<TcpFlavor> ParseTcpFlavor(const std::string& name);
  * @return its name: "vanilla", "reno", "newreno" or "sack"
  */
 std::string ToString(TcpFlavor flavor);
+
+/// @return the attribute checker of a TcpFlavor EnumValue, with the names above
+Ptr<const AttributeChecker> MakeTcpFlavorChecker();
 
 } // namespace ns3
 
