@@ -313,6 +313,9 @@ cmd_stop() {
     *) usage ;;
   esac
   probe
+  if [ -n "$SLURMCTLD_PID$SLURMD_PID$MUNGED_PID" ] && [ "$(id -u)" -ne 0 ]; then
+    die "stopping the daemons needs root: run 'sudo $0 stop'"
+  fi
   if [ -n "$SLURMCTLD_PID" ]; then
     local jobs
     jobs=$(squeue -h -t pending,running,configuring,completing,suspended -o '%i' 2>/dev/null || true)
