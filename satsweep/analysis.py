@@ -31,6 +31,7 @@ __all__ = [
     "MODELS",
     "Analysis",
     "AnalysisError",
+    "Cell",
     "Dataset",
     "Effect",
     "Interaction",
@@ -114,6 +115,16 @@ class Interaction:
     factors: tuple[str, str]
     levels: tuple[str, str]
     value: float
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The runs of one cell (combination of levels): their number, mean and sample deviation."""
+
+    levels: tuple[str, ...]  # one level (as text) per factor, in factor order
+    n: int
+    mean: float
+    stddev: float | None  # sample standard deviation (n - 1); None when n < 2
 
 
 @dataclass(frozen=True)
@@ -432,6 +443,34 @@ class Dataset:
             )
             for group in self.groups(by)
         }
+
+    def cells(
+        self,
+        response: str,
+        factors: Sequence[str],
+        *,
+        by: str | None = None,
+        group: str | None = None,
+    ) -> list[Cell]:
+        """The mean and standard deviation of ``response`` in every cell of ``factors`` (only the
+        runs whose ``by`` value is ``group`` when given), cells in order of first appearance.
+
+        Levels are text as in :meth:`analyze`; the design is not checked (see :meth:`analyze`).
+        """
+        factors = tuple(factors)
+        self._check_options(response, factors, by, DEFAULT_MODEL, DEFAULT_CONFIDENCE)
+        levels = [_level_text(f, self.columns[f]) for f in factors]
+        where, params = "", []
+        if by is not None:
+            where, params = f"WHERE {_level_text(by, self.columns[by])} = ?", [group]
+        y = f"CAST({_quote(response)} AS DOUBLE)"
+        rows = self._con.execute(
+            f"SELECT {', '.join(levels)}, count(*), avg({y}), stddev_samp({y}) FROM source "
+            f"{where} GROUP BY ALL ORDER BY min(rowid)",
+            params,
+        ).fetchall()
+        k = len(factors)
+        return [Cell(tuple(row[:k]), row[k], row[k + 1], row[k + 2]) for row in rows]
 
     def _assemble(
         self,

@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from satsweep import analysis, engine, store, sweep
+from satsweep import analysis, engine, report, store, sweep
 from satsweep.design import Design, DesignError, Run, load_design
 
 #: How many runs `satsweep status` lists per category.
@@ -102,6 +102,75 @@ def _add_analyze(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--markdown", action="store_true", help="print Markdown tables (default)")
     p.set_defaults(func=_analyze)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _report(args: argparse.Namespace) -> int:
+    """`satsweep report`: a study's results tables, analysis and figures as HTML and Markdown."""
+    console = Console(stderr=True, highlight=False)
+    by = report.AUTO if args.by is None else (None if args.by.lower() == "none" else args.by)
+    try:
+        index = report.write_report(
+            args.study,
+            args.results,
+            responses=_names(args.responses),
+            factors=_names(args.factors) if args.factors else None,
+            by=by,
+            model=args.model,
+            confidence=args.confidence,
+            log=lambda path: console.print(f"  wrote {path}", markup=False),
+        )
+    except report.ReportError as e:
+        _error("report", e)
+        return 2
+    print(index)
+    return 0
+
+
+def _add_report(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="write results/<study>/report/: tables, analysis and figures (HTML, Markdown)",
+        description=_report.__doc__,
+    )
+    p.add_argument("study", help="the study name (its results/<study>/runs.parquet)")
+    p.add_argument(
+        "--results",
+        metavar="DIR",
+        help="results directory (default $SATSWEEP_RESULTS, else ./results)",
+    )
+    p.add_argument(
+        "--responses",
+        default=",".join(report.DEFAULT_RESPONSES),
+        help=f"comma-separated response columns (default {','.join(report.DEFAULT_RESPONSES)})",
+    )
+    p.add_argument(
+        "--factors",
+        help="comma-separated factors; the last one makes the table's columns (default: the "
+        "study's factors but --by, a buffer factor last, then by number of levels)",
+    )
+    p.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help=f"one section per value of COLUMN, or 'none' (default {report.DEFAULT_BY} when it is "
+        "a factor of the study)",
+    )
+    p.add_argument(
+        "--model",
+        choices=analysis.MODELS,
+        default=analysis.DEFAULT_MODEL,
+        help=f"error model (default {analysis.DEFAULT_MODEL})",
+    )
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=analysis.DEFAULT_CONFIDENCE,
+        help=f"confidence level of the intervals (default {analysis.DEFAULT_CONFIDENCE})",
+    )
+    p.set_defaults(func=_report)
 
 
 def _error(command: str, message: object) -> None:
@@ -332,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--json", action="store_true", help="print the whole JSON result")
     simulate.set_defaults(func=_simulate)
     _add_analyze(commands)
+    _add_report(commands)
     _add_sweep_commands(commands)
     return parser
 

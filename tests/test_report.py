@@ -1,0 +1,314 @@
+"""`satsweep report`: a synthetic store with known numbers, and a real one from the smoke sweep."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import struct
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from satsweep import analysis, cli, engine, report
+
+REPO = engine.REPO_ROOT
+T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
+T_975_1 = 12.706204736174696  # scipy.stats.t.ppf(0.975, 1): 95%
+
+LINKS = {"wan": (0.0, 0.005, 531), "geo": (-0.2, 0.275, 23000)}  # offset, delay, cells at 1 RTT
+FLAVORS = {"vanilla": -0.2, "reno": -0.05, "newreno": 0.1, "sack": 0.15}
+DROPS = {"epd": -0.01, "sd": 0.01}
+BUFFERS = {0.5: -0.1, 1.0: 0.0, 2.0: 0.1}
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+SHA = "f" * 64
+
+
+def efficiency(link: str, flavor: str, drop: str, buffer: float) -> float:
+    """The cell mean: additive effects, so the table and the effects are known by hand."""
+    return 0.5 + LINKS[link][0] + FLAVORS[flavor] + DROPS[drop] + BUFFERS[buffer]
+
+
+def synthetic_runs(replications: int = 2) -> pa.Table:
+    """A store table (runs.parquet schema) of link x flavor x drop x bufferRtt, r runs per cell.
+
+    Replication k of cell i deviates from the cell mean by -/+ delta_i = 0.001 (i + 1), so the
+    cell's sample deviation is delta_i sqrt(2) and its 90% half-width t(0.95; 1) x delta_i.
+    """
+    rows = []
+    cells = itertools.product(LINKS, FLAVORS, DROPS, BUFFERS)
+    for i, (link, flavor, drop, buffer) in enumerate(cells):
+        for k in range(1, replications + 1):
+            sign = -1 if k % 2 else 1
+            rows.append(
+                {
+                    "study": "synth",
+                    "config_id": f"c{i:03d}",
+                    "replication": k,
+                    "seed": 1,
+                    "run": 1000 * i + k,
+                    "link": link,
+                    "flavor": flavor,
+                    "drop": drop,
+                    "bufferRtt": buffer,
+                    "clients": 5,
+                    "simTime": 5.0,
+                    "bufferCells": int(LINKS[link][2] * buffer),  # derived: not a factor
+                    "delay": LINKS[link][1],  # derived from link
+                    "efficiency": efficiency(link, flavor, drop, buffer) + sign * 0.001 * (i + 1),
+                    "fairness": 0.9 + (0.05 if flavor == "sack" else 0.0) + sign * 0.002,
+                    "satnet_version": "satnet 0.1.0 (ns-3 3.44)",
+                    "ns3_version": "3.44",
+                    "satsweep_version": "0.1.0",
+                    "git_commit": COMMIT,
+                    "git_dirty": False,
+                    "satnet_sha256": SHA,
+                    "host": "node-a" if i % 2 else "node-b",
+                    "started_at": datetime(2025, 1, 2, 3, 4, 5 + (i % 50)),
+                    "elapsed_seconds": 1.5,
+                }
+            )
+    return pa.Table.from_pylist(rows)
+
+
+def write_store(results: Path, table: pa.Table, study: str = "synth") -> Path:
+    (results / study).mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, results / study / "runs.parquet")
+    return results / study
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic study, reported once with the defaults through the CLI."""
+    results = tmp_path_factory.mktemp("results")
+    write_store(results, synthetic_runs())
+    assert cli.main(["report", "synth", "--results", str(results)]) == 0
+    return results
+
+
+def section(markdown: str, group: str, response: str) -> str:
+    """The Markdown of one group x response."""
+    part = markdown.split(f"\n## link = {group}\n", 1)[1].split("\n## ", 1)[0]
+    return part.split(f"\n### {response}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert data.rstrip(b"\0").endswith(b"IEND\xaeB`\x82"), f"{path} is truncated"
+    return width, height
+
+
+def test_factors_are_inferred_without_manifests(tmp_path: Path) -> None:
+    store_dir = write_store(tmp_path, synthetic_runs())
+    con = duckdb.connect()
+    con.execute("CREATE TABLE runs AS FROM read_parquet(?)", [str(store_dir / "runs.parquet")])
+    design = report.study_design(store_dir, con)
+    # bufferCells (link x bufferRtt) and delay (link) vary but are derived; clients is fixed
+    assert design.factors == {"link": 2, "flavor": 4, "drop": 2, "bufferRtt": 3}
+    assert design.fixed == {"clients": "5", "simTime": "5"}
+    # the paper's layout: buffer last (columns), then fewest levels first (drop x flavor rows)
+    assert report.default_factors(design, "link") == ["drop", "flavor", "bufferRtt"]
+    assert report.default_factors(design, None) == ["link", "drop", "flavor", "bufferRtt"]
+
+    # with manifests, the design's parameters (and their order) come from them
+    manifest = store_dir / "runs" / "c000" / "complete-2.json"
+    manifest.parent.mkdir(parents=True)
+    params = {"flavor": "vanilla", "bufferRtt": 0.5, "link": "wan", "drop": "epd", "clients": 5}
+    manifest.write_text(json.dumps({"config_id": "c000", "params": params}))
+    design = report.study_design(store_dir, con)
+    assert list(design.factors) == ["flavor", "bufferRtt", "link", "drop"]
+    assert design.source == "the configurations' manifests"
+
+
+def test_results_table_means_and_half_widths(synth: Path) -> None:
+    runs = synth / "synth" / "runs.parquet"
+    factors = ["drop", "flavor", "bufferRtt"]
+    with analysis.Dataset.open(runs) as data:
+        for confidence, t in ((0.90, T_95_1), (0.95, T_975_1)):
+            results = data.analyze_by("link", "efficiency", factors, confidence=confidence)
+            table = report.results_table(data, results["geo"])
+            assert table.row_factors == ("drop", "flavor")
+            assert table.column_factor == "bufferRtt"
+            assert table.column_levels == ("0.5", "1", "2")
+            assert [levels for levels, _ in table.rows] == [(d, f) for d in DROPS for f in FLAVORS]
+            cell_index = {
+                c: i for i, c in enumerate(itertools.product(LINKS, FLAVORS, DROPS, BUFFERS))
+            }
+            for (drop, flavor), cells in table.rows:
+                for buffer, cell in zip(BUFFERS, cells, strict=True):
+                    i = cell_index[("geo", flavor, drop, buffer)]
+                    assert cell.n == 2
+                    assert cell.mean == pytest.approx(efficiency("geo", flavor, drop, buffer))
+                    assert cell.half_width == pytest.approx(t * 0.001 * (i + 1), rel=1e-9)
+        # one run per cell: no interval
+        single = analysis.Dataset.from_arrow(synthetic_runs(replications=1))
+        result = single.analyze_by("link", "efficiency", factors)["wan"]
+        table = report.results_table(single, result)
+        assert all(c.half_width is None for _, cells in table.rows for c in cells)
+
+
+def test_markdown_tables_match_the_analysis(synth: Path) -> None:
+    markdown = (synth / "synth" / "report" / "report.md").read_text()
+    part = section(markdown, "geo", "efficiency")
+    # a row of the results table by hand: drop sd, flavor newreno; cell index of (geo, newreno,
+    # sd, b) is 24 + 2 * 6 + 3 + k = 39, 40, 41 for b = 0.5, 1, 2
+    means = [0.5 - 0.2 + 0.1 + 0.01 + b for b in (-0.1, 0.0, 0.1)]
+    halves = [T_95_1 * 0.001 * i for i in (40, 41, 42)]
+    cells = " | ".join(f"{m:.4f} ± {h:.4f}" for m, h in zip(means, halves, strict=True))
+    assert f"| sd | newreno | {cells} |" in part
+    assert "| drop | flavor | bufferRtt = 0.5 | bufferRtt = 1 | bufferRtt = 2 |" in part
+
+    result = analysis.analyze_by(
+        synth / "synth" / "runs.parquet", "link", "efficiency", ["drop", "flavor", "bufferRtt"]
+    )["geo"]
+    allocation = part.split("#### Allocation of variation", 1)[1].split("####", 1)[0]
+    rows = [line for line in allocation.splitlines() if line.startswith("| ") and "---" not in line]
+    assert [r.split("|")[1].strip() for r in rows[1:]] == [
+        *(t.term for t in result.terms),
+        "total",
+    ]
+    for term, row in zip(result.terms, rows[1:], strict=False):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert float(cells[1]) == pytest.approx(term.ss, rel=1e-5)
+        assert int(cells[2]) == term.dof
+        assert float(cells[3]) == pytest.approx(term.percent, abs=0.005)
+    assert result.terms[-1].term == "error"
+    for level, effect in result.effects["flavor"].items():
+        mark = " * |" if effect.significant else "  |"
+        ci = f"[{effect.ci[0]:.4f}, {effect.ci[1]:.4f}]"
+        assert f"| flavor | {level} | {effect.effect:.4f} | {ci} |{mark}" in part
+    assert result.effects["flavor"]["vanilla"].significant  # effects of 0.2 with a tiny error
+
+
+def test_figures_and_html(synth: Path) -> None:
+    directory = synth / "synth" / "report"
+    html = (directory / "index.html").read_text()
+    markdown = (directory / "report.md").read_text()
+    pngs = sorted(p.name for p in directory.glob("*.png"))
+    expected = sorted(
+        f"{link}-{response}-{kind}.png"
+        for link in LINKS
+        for response in ("efficiency", "fairness")
+        for kind in ("effects", "interactions")
+    )
+    assert pngs == expected
+    assert sorted(re.findall(r'<img src="([^"]+)"', html)) == expected
+    assert sorted(re.findall(r"!\[[^]]*\]\(([^)]+)\)", markdown)) == expected
+    for name in pngs:
+        width, height = png_size(directory / name)
+        assert width >= 600 and height >= 400, name
+        assert (directory / name).stat().st_size > 15_000, name  # not an empty canvas
+    # self-contained: no scripts, stylesheets or images from elsewhere
+    assert not re.search(r"(src|href)=\"(https?:|//)", html)
+    assert "<script" not in html and "<link" not in html
+    for text in (COMMIT, "clean working tree", SHA, "satnet 0.1.0 (ns-3 3.44)", "3.44",
+                 "node-a", "node-b", "2025-01-02 03:04:05", "first-order", "90%"):  # fmt: skip
+        assert text in html, text
+        assert text in markdown, text
+    facts = dict(re.findall(r"<tr><td class=\"l\">([^<]+)</td><td class=\"l\">([^<]+)</td>", html))
+    assert facts["runs"] == "96"
+    assert facts["configurations"] == "48"
+    assert facts["replications per configuration"] == "2"
+    assert facts["analysed per"] == "link: wan, geo"
+    assert "--factors drop,flavor,bufferRtt --by link" in html
+    # the sections: per link, per response
+    assert markdown.index("## link = wan") < markdown.index("## link = geo")
+
+
+def test_report_is_replaced_whole_and_kept_on_error(synth: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(synth / "synth", results / "synth")
+    target = results / "synth" / "report"
+    old = (target / "index.html").read_text()
+    (target / "stale.png").write_bytes(b"old")
+
+    # a rerun replaces the directory: nothing of the old one survives
+    index = report.write_report("synth", results, by=None, factors=["flavor", "bufferRtt"])
+    assert index == target / "index.html"
+    assert not (target / "stale.png").exists()
+    assert sorted(p.name for p in target.glob("*.png")) == [
+        f"{response}-{kind}.png"
+        for response in ("efficiency", "fairness")
+        for kind in ("effects", "interactions")
+    ]
+    assert "## All runs" in (target / "report.md").read_text()
+    new = index.read_text()
+    assert new != old
+
+    # an unbalanced store: exit 2, one line, and the previous report untouched
+    table = synthetic_runs()
+    write_store(results, table.slice(1))
+    code = cli.main(["report", "synth", "--results", str(results)])
+    assert code == 2
+    assert index.read_text() == new
+    assert [p.name for p in (results / "synth").iterdir() if p.name.startswith(".")] == []
+
+
+def test_errors_exit_2_and_write_nothing(
+    synth: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert cli.main(["report", "nosuch", "--results", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("satsweep report: error: no study 'nosuch'")
+    assert err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+    results = tmp_path / "r"
+    write_store(results, synthetic_runs().slice(1))  # a cell with one run, the others two
+    assert cli.main(["report", "synth", "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(r"satsweep report: error: link=wan: unbalanced design: cell .+\n", err)
+    assert sorted(p.name for p in (results / "synth").iterdir()) == ["runs.parquet"]
+
+    write_store(results, synthetic_runs().slice(0, 0))  # a store without runs
+    assert cli.main(["report", "synth", "--results", str(results)]) == 2
+    assert "study 'synth' has no finished runs" in capsys.readouterr().err
+
+    write_store(results, synthetic_runs())
+    assert cli.main(["report", "synth", "--results", str(results), "--responses", "nope"]) == 2
+    assert "unknown response column 'nope'" in capsys.readouterr().err
+    argv = ["report", "synth", "--results", str(results), "--factors", "flavor,link"]
+    assert cli.main([*argv, "--by", "link"]) == 2
+    assert "--by column 'link' cannot also be the response or a factor" in capsys.readouterr().err
+    assert cli.main([*argv, "--model", "full", "--by", "drop", "--confidence", "1.5"]) == 2
+    assert "confidence must be between 0 and 1" in capsys.readouterr().err
+    assert sorted(p.name for p in (results / "synth").iterdir()) == ["runs.parquet"]
+
+
+def test_smoke_sweep_report(
+    satnet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real store (real satnet, real Snakemake): the study's factors come from its manifests."""
+    results = tmp_path / "results"
+    assert cli.main(["run", str(REPO / "sweeps" / "smoke.yaml"), "--results", str(results),
+                     "--cores", "2"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert cli.main(["report", "smoke", "--results", str(results)]) == 0
+    out, err = capsys.readouterr()
+    directory = results / "smoke" / "report"
+    assert out.strip() == str(directory / "index.html")
+    for name in ("report.md", "index.html", "efficiency-effects.png", "fairness-interactions.png"):
+        assert f"wrote report/{name}" in err
+        assert (directory / name).is_file()
+    markdown = (directory / "report.md").read_text()
+    # smoke: flavor x drop on one link (link fixed): no --by, rows flavor, columns drop
+    assert "--factors flavor,drop --by none" in markdown
+    assert "| flavor | drop = epd | drop = sd |" in markdown
+    assert "| fixed parameters | link = wan, bufferRtt = 1, clients = 5, simTime = 5 |" in markdown
+    assert "\n## link = wan\n" in markdown  # the fixed link names the section
+    commit = duckdb.sql(
+        f"SELECT any_value(git_commit) FROM '{results / 'smoke' / 'runs.parquet'}'"
+    ).fetchone()[0]
+    assert commit and commit in markdown
+    assert "| runs | 8 |" in markdown
+    for name in directory.glob("*.png"):
+        png_size(name)
