@@ -72,6 +72,22 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """The analysis options shared by `analyze` and `report`."""
+    p.add_argument(
+        "--model",
+        choices=analysis.MODELS,
+        default=analysis.DEFAULT_MODEL,
+        help=f"error model (default {analysis.DEFAULT_MODEL}: the paper's, works without replications)",
+    )
+    p.add_argument(
+        "--confidence",
+        type=float,
+        default=analysis.DEFAULT_CONFIDENCE,
+        help=f"confidence level of the intervals (default {analysis.DEFAULT_CONFIDENCE})",
+    )
+
+
 def _add_analyze(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = subparsers.add_parser(
         "analyze",
@@ -86,18 +102,7 @@ def _add_analyze(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser
         "--factors", required=True, help="comma-separated factor columns, e.g. flavor,buffer,drop"
     )
     p.add_argument("--by", metavar="COLUMN", help="one analysis per value of COLUMN")
-    p.add_argument(
-        "--model",
-        choices=analysis.MODELS,
-        default=analysis.DEFAULT_MODEL,
-        help=f"error model (default {analysis.DEFAULT_MODEL}: the paper's, works without replications)",
-    )
-    p.add_argument(
-        "--confidence",
-        type=float,
-        default=analysis.DEFAULT_CONFIDENCE,
-        help=f"confidence level of the intervals (default {analysis.DEFAULT_CONFIDENCE})",
-    )
+    _add_model_options(p)
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--markdown", action="store_true", help="print Markdown tables (default)")
@@ -158,18 +163,7 @@ def _add_report(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
         help=f"one section per value of COLUMN, or 'none' (default {report.DEFAULT_BY} when it is "
         "a factor of the study)",
     )
-    p.add_argument(
-        "--model",
-        choices=analysis.MODELS,
-        default=analysis.DEFAULT_MODEL,
-        help=f"error model (default {analysis.DEFAULT_MODEL})",
-    )
-    p.add_argument(
-        "--confidence",
-        type=float,
-        default=analysis.DEFAULT_CONFIDENCE,
-        help=f"confidence level of the intervals (default {analysis.DEFAULT_CONFIDENCE})",
-    )
+    _add_model_options(p)
     p.set_defaults(func=_report)
 
 
