@@ -3,12 +3,17 @@
 Only the standard library is used here, so the function runs in any Ray worker that can import
 this module (the worker nodes share the driver's virtual environment).
 
-The job does not run as a direct child of the Ray worker but under a small guard process (a
-second Python interpreter). The guard starts the shell in a session of its own and watches its
-parent, the Ray worker: when that worker dies (its raylet or node was killed, the task was
-cancelled with ``force=True``, the driver went away), the guard kills the job's whole process
-group. Without it, a job whose worker died would keep running as an orphan and race against its
-own retry on another node.
+The job does not run as a direct child of the Ray worker but under two small processes (one
+Python interpreter that forks): a *relay*, the worker's child, and below it a *guard*, the parent
+of the job's shell, which runs in a session (and process group) of its own. The relay hands the
+job's exit status back to the worker and exits as soon as its worker is gone; the guard kills
+the job's whole process group as soon as its relay is gone. So the job dies with its worker
+whatever happened: the raylet or node was killed, the task was cancelled with ``force=True``,
+the driver went away, or the raylet killed the worker's process group and children (Ray's
+per-worker process groups and ``kill_child_processes_on_worker_exit``, which by themselves
+would orphan the job below them; the guard leaves that group for a session of its own).
+Without this, a job whose worker died would keep running and race against its own retry on
+another node.
 """
 
 from __future__ import annotations
@@ -19,11 +24,25 @@ import subprocess
 import sys
 import time
 
-# The guard: argv = [expected parent pid, shell command]; stdin/stdout/stderr are inherited.
-# Exits with the job's exit status (128 + signal number if the job was killed by a signal).
+# argv = [the Ray worker's pid, shell command]; stdout/stderr are inherited (the job's log).
+# Exits with the job's exit status (128 + N if the job was killed by signal N).
 GUARD = r"""
-import os, signal, subprocess, sys
-parent, command = int(sys.argv[1]), sys.argv[2]
+import os, signal, subprocess, sys, time
+worker, command = int(sys.argv[1]), sys.argv[2]
+relay = os.getpid()
+guard = os.fork()
+if guard:
+    # Relay: the worker's child. Passes on the guard's exit status; leaves when the worker dies.
+    while True:
+        done, status = os.waitpid(guard, os.WNOHANG)
+        if done:
+            os._exit(os.waitstatus_to_exitcode(status) % 256)
+        if os.getppid() != worker:
+            os._exit(1)
+        time.sleep(0.5)
+
+# Guard: out of the worker's process group, which Ray kills as a whole when the worker exits.
+os.setsid()
 job = subprocess.Popen(["/bin/bash", "-c", command], start_new_session=True)
 
 def kill_job(*_):
@@ -40,20 +59,20 @@ def kill_job(*_):
     os._exit(143)
 
 signal.signal(signal.SIGTERM, kill_job)
-signal.signal(signal.SIGINT, kill_job)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 while True:
     try:
         code = job.wait(timeout=0.5)
         break
     except subprocess.TimeoutExpired:
-        if os.getppid() != parent:
+        if os.getppid() != relay:
             kill_job()
-# Whatever the shell left behind in its session goes too.
+# Whatever the job left behind in its session goes too.
 try:
     os.killpg(job.pid, signal.SIGKILL)
 except ProcessLookupError:
     pass
-sys.exit(128 - code if code < 0 else code)
+os._exit(128 - code if code < 0 else code)
 """
 
 #: Environment variables never handed to a job (the job is user code, not a Ray client).
@@ -97,7 +116,7 @@ def run_command(
         header = f"=== {stamp} host {socket.gethostname()} ray node {node} worker {os.getpid()}\n"
         log.write(header.encode())
         log.flush()
-        guard = subprocess.Popen(
+        relay = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", GUARD, str(os.getpid()), command],
             cwd=workdir,
             env=job_env,
@@ -106,10 +125,11 @@ def run_command(
             stderr=subprocess.STDOUT,
         )
         try:
-            code = guard.wait()
+            code = relay.wait()
         except BaseException:
-            # ray.cancel(force=False) raises KeyboardInterrupt here: stop the job first.
-            guard.terminate()
-            guard.wait()
+            # ray.cancel(force=False) raises KeyboardInterrupt here: the relay goes, so the
+            # guard kills the job within a second.
+            relay.kill()
+            relay.wait()
             raise
     return code, tail(logfile, tail_lines)
