@@ -282,7 +282,7 @@ def snakemake(
     workdir: Path,
     *args: str,
     env: dict[str, str] | None = None,
-    timeout: float = 120,
+    timeout: float = 180,
     address: bool = True,
 ) -> Run:
     start = time.monotonic()
@@ -372,7 +372,7 @@ def test_sweep_survives_killing_a_worker_raylet(cluster: RayCluster, workdir: Pa
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         raise
-    out = finish(proc, 120)
+    out = finish(proc, 180)
     print(f"sweep finished {time.monotonic() - killed_at:.1f} s after the raylet was killed")
     assert proc.returncode == 0, out[-4000:]
     assert "lost its Ray worker" in out and "resubmitting" in out

@@ -298,7 +298,6 @@ class Executor(RemoteExecutor):
                         msg=f"No alive node of the Ray cluster can run this job: it asks "
                         f"for {_describe(info.aux['request'])}. Lower its threads or mem_mb, "
                         "or add bigger nodes. ",
-                        aux_logs=[info.aux["logfile"]],
                     )
                 continue
             try:

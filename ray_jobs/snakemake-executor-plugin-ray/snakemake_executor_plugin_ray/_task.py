@@ -27,47 +27,45 @@ import time
 # argv = [the Ray worker's pid, shell command]; stdout/stderr are inherited (the job's log).
 # Exits with the job's exit status (128 + N if the job was killed by signal N).
 GUARD = r"""
-import os, signal, subprocess, sys, time
+import os, signal, subprocess, sys, threading, time
 worker, command = int(sys.argv[1]), sys.argv[2]
+
+def on_orphaned(parent, action):
+    # A thread that calls action() once this process's parent is no longer `parent`.
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        action()
+    threading.Thread(target=watch, daemon=True).start()
+
 relay = os.getpid()
 guard = os.fork()
 if guard:
     # Relay: the worker's child. Passes on the guard's exit status; leaves when the worker dies.
-    while True:
-        done, status = os.waitpid(guard, os.WNOHANG)
-        if done:
-            os._exit(os.waitstatus_to_exitcode(status) % 256)
-        if os.getppid() != worker:
-            os._exit(1)
-        time.sleep(0.5)
+    on_orphaned(worker, lambda: os._exit(1))
+    _, status = os.waitpid(guard, 0)
+    os._exit(os.waitstatus_to_exitcode(status) % 256)
 
 # Guard: out of the worker's process group, which Ray kills as a whole when the worker exits.
 os.setsid()
 job = subprocess.Popen(["/bin/bash", "-c", command], start_new_session=True)
 
 def kill_job(*_):
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(job.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            job.wait(timeout=2)
-            break
-        except subprocess.TimeoutExpired:
-            pass
+    try:
+        os.killpg(job.pid, signal.SIGTERM)
+        for _ in range(20):
+            time.sleep(0.1)
+            os.killpg(job.pid, 0)  # ProcessLookupError once the group is gone
+        os.killpg(job.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     os._exit(143)
 
 signal.signal(signal.SIGTERM, kill_job)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-while True:
-    try:
-        code = job.wait(timeout=0.5)
-        break
-    except subprocess.TimeoutExpired:
-        if os.getppid() != relay:
-            kill_job()
-# Whatever the job left behind in its session goes too.
+on_orphaned(relay, kill_job)
+code = job.wait()
+# Whatever the job left behind in its process group goes too.
 try:
     os.killpg(job.pid, signal.SIGKILL)
 except ProcessLookupError:
