@@ -18,6 +18,12 @@ fi
 log "installing $NS3_WHEEL and satsweep"
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "$NS3_WHEEL"
 .venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+# The Snakemake executor plugin for Ray (`snakemake --executor ray`). Not editable: Snakemake only
+# discovers plugins installed as regular packages. --force-reinstall so an edited plugin is
+# always picked up (~4 s); --no-deps because satsweep above pins ray and snakemake.
+log "installing the Ray executor plugin"
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
+  ./ray_jobs/snakemake-executor-plugin-ray
 
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 ns3_dir="$site/ns3/lib64/cmake/ns3"

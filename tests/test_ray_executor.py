@@ -1,0 +1,439 @@
+"""The Ray executor plugin against a real Ray cluster started here (head + worker nodes).
+
+The cluster: `ray start --head --block` and `ray start --address=... --block` processes on this
+machine, each a raylet of its own (Ray accepts several nodes per host), 1 CPU each, token
+authentication on (RAY_AUTH_MODE=token, a fresh token in a 0600 file named by
+RAY_AUTH_TOKEN_PATH), a private --temp-dir. Every process is started in a session of its own and
+stopped by PID: `ray stop` would also stop other people's Ray clusters on this machine.
+
+Snakemake runs the plugin from the source tree (PYTHONPATH), so these tests check the code in
+the working tree; `test_installed_plugin_is_discovered` checks what setup.sh installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PLUGIN_SRC = REPO / "ray_jobs" / "snakemake-executor-plugin-ray"
+RAY = Path(sys.executable).with_name("ray")
+
+pytest.importorskip("ray")
+pytest.importorskip("snakemake")
+if not RAY.exists():
+    pytest.skip(f"no ray command beside {sys.executable}", allow_module_level=True)
+
+sys.path.insert(0, str(PLUGIN_SRC))
+from snakemake_executor_plugin_ray import fits, ray_resources  # noqa: E402
+
+SNAKEFILE = """\
+N = int(config.get("count", 6))
+SLEEP = config.get("pause", 1)
+FAIL = int(config.get("fail", -1))
+
+rule all:
+    input: expand("out/{i}.txt", i=range(N))
+
+rule job:
+    output: "out/{i}.txt"
+    params: fail=lambda wc: int(wc.i) == FAIL
+    shell:
+        "mkdir -p started; echo $RAY_RAYLET_PID > started/{wildcards.i}; "
+        "if [ {params.fail} = True ]; then echo 'satsweep-test: job {wildcards.i} broke' >&2; "
+        "exit 1; fi; "
+        "sleep {SLEEP}; "
+        "echo job {wildcards.i} raylet $RAY_RAYLET_PID host $(hostname) pid $$ > {output}"
+"""
+
+
+# -- processes -------------------------------------------------------------------------------
+
+
+def _session_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[3])  # fields after comm: state ppid pgrp session
+
+
+def _processes() -> list[tuple[int, str, str]]:
+    """(pid, comm, cmdline) of every process this user can see."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            comm = (entry / "comm").read_text().strip()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        out.append((int(entry.name), comm, cmdline))
+    return out
+
+
+def _in_sessions(sessions: set[int]) -> list[int]:
+    return [pid for pid, _, _ in _processes() if _session_of(pid) in sessions]
+
+
+def _mentioning(text: str) -> list[tuple[int, str]]:
+    me = os.getpid()
+    return [(pid, cmd) for pid, _, cmd in _processes() if text in cmd and pid != me]
+
+
+def _wait_until(predicate, timeout: float, what: str, interval: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- the cluster -----------------------------------------------------------------------------
+
+
+@dataclass
+class RayCluster:
+    root: Path
+    port: int
+    token: str
+    env: dict[str, str]
+    nodes: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def _start(self, *args: str) -> subprocess.Popen:
+        log = open(self.root / f"node{len(self.nodes)}.log", "wb")
+        proc = subprocess.Popen(
+            [str(RAY), "start", "--block", "--num-cpus=1", "--disable-usage-stats", *args],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        self.nodes.append(proc)
+        return proc
+
+    def start_head(self) -> None:
+        self._start(
+            "--head",
+            f"--port={self.port}",
+            "--node-ip-address=127.0.0.1",
+            "--include-dashboard=false",
+            f"--temp-dir={self.root / 'ray'}",
+        )
+
+    def add_worker(self) -> subprocess.Popen:
+        return self._start(f"--address={self.address}")
+
+    def gcs_listening(self) -> bool:
+        with socket.socket() as s:
+            s.settimeout(1)
+            return s.connect_ex(("127.0.0.1", self.port)) == 0
+
+    def status(self, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(RAY), "status", f"--address={self.address}"],
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def cpus(self) -> tuple[float, float]:
+        """(CPUs in use, CPUs registered)."""
+        m = re.search(r"([\d.]+)/([\d.]+) CPU", self.status().stdout)
+        return (float(m[1]), float(m[2])) if m else (0.0, 0.0)
+
+    def wait_for_cpus(self, total: int, timeout: float = 60) -> None:
+        _wait_until(lambda: self.cpus()[1] == total, timeout, f"{total} CPUs registered")
+
+    def wait_idle(self, timeout: float = 30) -> None:
+        _wait_until(lambda: self.cpus()[0] == 0.0, timeout, "all CPUs free", interval=0.5)
+
+    def raylet_pid(self, node: subprocess.Popen) -> int:
+        for pid, comm, _ in _processes():
+            if comm == "raylet" and _session_of(pid) == node.pid:
+                return pid
+        raise LookupError(f"no raylet under node {node.pid}")
+
+    def stop(self) -> list[int]:
+        """Stops every node by PID (workers first); returns the PIDs still alive after."""
+        sessions = {p.pid for p in self.nodes}
+        for proc in reversed(self.nodes):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in reversed(self.nodes):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        for pid in _in_sessions(sessions):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.5)
+        return _in_sessions(sessions)
+
+
+def _base_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SNAKEMAKE_RAY_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PLUGIN_SRC), env.get("PYTHONPATH")]))
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    env["RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S"] = "0"
+    return env
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Head (1 CPU) + one worker node (1 CPU), token authentication on."""
+    root = Path(tempfile.mkdtemp(prefix="satsweep-ray-", dir="/tmp"))
+    token = secrets.token_hex(32)
+    token_file = root / "auth_token"
+    token_file.touch(mode=0o600)
+    token_file.write_text(token)
+    env = _base_env() | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file)}
+    c = RayCluster(root=root, port=_free_port(), token=token, env=env)
+    try:
+        c.start_head()
+        _wait_until(c.gcs_listening, 60, "the head's GCS port")
+        c.add_worker()
+        c.wait_for_cpus(2)
+        yield c
+    finally:
+        left = c.stop()
+        logs = {p.name: p.read_text(errors="replace")[-2000:] for p in root.glob("node*.log")}
+        shutil.rmtree(root, ignore_errors=True)
+        assert not left, f"Ray processes left behind: {left}; node logs: {logs}"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
+    return tmp_path
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+    seconds: float
+
+
+def spawn_snakemake(
+    cluster: RayCluster,
+    workdir: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    address: bool = True,
+) -> subprocess.Popen:
+    """`snakemake --executor ray` in ``workdir``, in a session of its own (killable as a whole)."""
+    cmd = [sys.executable, "-m", "snakemake", "--executor", "ray", "--jobs", "4"]
+    if address:
+        cmd += ["--ray-address", cluster.address]
+    return subprocess.Popen(
+        [*cmd, *args],
+        cwd=workdir,
+        env=env or cluster.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def finish(proc: subprocess.Popen, timeout: float) -> str:
+    """Waits for ``proc``; kills its session and fails the test if it takes too long."""
+    try:
+        return proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out = proc.communicate()[0]
+        pytest.fail(f"snakemake did not finish within {timeout} s:\n{out[-4000:]}")
+
+
+def snakemake(
+    cluster: RayCluster,
+    workdir: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+    address: bool = True,
+) -> Run:
+    start = time.monotonic()
+    proc = spawn_snakemake(cluster, workdir, *args, env=env, address=address)
+    out = finish(proc, timeout)
+    return Run(proc.returncode, out, time.monotonic() - start)
+
+
+# -- tests -----------------------------------------------------------------------------------
+
+
+def test_resources_map_threads_and_memory() -> None:
+    assert ray_resources(4, {"mem_mb": 2000}) == {"CPU": 4.0, "memory": 2000 * 10**6}
+    assert ray_resources(1, {"mem_mib": 1024, "mem_mb": 1074}) == {
+        "CPU": 1.0,
+        "memory": float(2**30),
+    }
+    assert ray_resources(0, {"mem_mb": "<TBD>"}) == {"CPU": 1.0}
+    assert ray_resources(2, {"mem_mb": 500}, reserve_memory=False) == {"CPU": 2.0}
+    nodes = [{"CPU": 1.0, "memory": 4e9}, {"CPU": 8.0, "memory": 1e9}]
+    assert fits({"CPU": 8.0}, nodes)
+    assert not fits({"CPU": 8.0, "memory": 2e9}, nodes)
+
+
+def test_installed_plugin_is_discovered() -> None:
+    """setup.sh installed the plugin (not editable) and it matches the source tree."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import snakemake_executor_plugin_ray as m, os; print(os.path.dirname(m.__file__))"
+    found = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd="/", capture_output=True, text=True
+    )
+    assert found.returncode == 0, "plugin not installed: run ./setup.sh"
+    installed = Path(found.stdout.strip())
+    for src in (PLUGIN_SRC / "snakemake_executor_plugin_ray").glob("*.py"):
+        assert (installed / src.name).read_text() == src.read_text(), (
+            f"installed {src.name} differs from the source tree: rerun ./setup.sh"
+        )
+    helptext = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--help"], env=env, capture_output=True, text=True
+    ).stdout
+    for flag in ("--ray-address", "--ray-max-retries", "--ray-status-interval"):
+        assert flag in helptext
+
+
+def test_sweep_completes_through_ray(cluster: RayCluster, workdir: Path) -> None:
+    raylets = {cluster.raylet_pid(node) for node in cluster.nodes}
+    run = snakemake(cluster, workdir, "--config", "count=6", "pause=1")
+    assert run.returncode == 0, run.output[-4000:]
+    outputs = sorted((workdir / "out").glob("*.txt"))
+    assert len(outputs) == 6
+    used = {int(p.read_text().split()[3]) for p in outputs}
+    # Every job ran in a Ray worker of this cluster, and both nodes took jobs.
+    assert used <= raylets and len(used) == 2, (used, raylets)
+    logs = list((workdir / ".snakemake" / "ray_logs" / "job").glob("*.log"))
+    assert len(logs) == 6
+    assert all("ray node" in log.read_text() for log in logs)
+    # The token never shows in what Snakemake or the jobs print.
+    assert cluster.token not in run.output
+    assert all(cluster.token not in log.read_text() for log in logs)
+    print(f"6 jobs (sleep 1) on 2 CPUs: {run.seconds:.1f} s")
+
+
+def test_failing_job_is_reported_with_its_output(cluster: RayCluster, workdir: Path) -> None:
+    run = snakemake(cluster, workdir, "--config", "count=2", "pause=0", "fail=1")
+    assert run.returncode != 0
+    assert "Job exited with status 1" in run.output, run.output[-4000:]
+    assert "satsweep-test: job 1 broke" in run.output  # the tail of the job's output
+    assert (workdir / "out" / "0.txt").exists()
+    assert not (workdir / "out" / "1.txt").exists()
+
+
+def test_sweep_survives_killing_a_worker_raylet(cluster: RayCluster, workdir: Path) -> None:
+    extra = cluster.add_worker()
+    cluster.wait_for_cpus(3)
+    victim = cluster.raylet_pid(extra)
+    started = workdir / "started"
+    proc = spawn_snakemake(cluster, workdir, "--jobs", "6", "--config", "count=5", "pause=3")
+    try:
+
+        def on_victim() -> bool:
+            markers = started.glob("*") if started.exists() else []
+            return any(p.read_text().strip() == str(victim) for p in markers)
+
+        _wait_until(on_victim, 60, "a job running on the extra node")
+        os.kill(victim, signal.SIGKILL)
+        killed_at = time.monotonic()
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    out = finish(proc, 180)
+    print(f"sweep finished {time.monotonic() - killed_at:.1f} s after the raylet was killed")
+    assert proc.returncode == 0, out[-4000:]
+    assert "lost its Ray worker" in out and "resubmitting" in out
+    outputs = sorted((workdir / "out").glob("*.txt"))
+    assert len(outputs) == 5
+    assert all(int(p.read_text().split()[3]) != victim for p in outputs)
+    # The orphaned first attempt was killed by its guard, not left running.
+    _wait_until(lambda: not _mentioning(str(workdir)), 10, "no job process left")
+    cluster.wait_for_cpus(2)
+
+
+def test_ctrl_c_cancels_running_jobs(cluster: RayCluster, workdir: Path) -> None:
+    cluster.wait_idle()
+    proc = spawn_snakemake(cluster, workdir, "--config", "count=4", "pause=120")
+    started = workdir / "started"
+    try:
+        _wait_until(
+            lambda: started.exists() and len(list(started.iterdir())) >= 2, 60, "2 jobs running"
+        )
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C in a terminal does
+    out = finish(proc, 60)
+    assert proc.returncode != 0
+    assert "Cancelling" in out, out[-4000:]
+    assert not list((workdir / "out").glob("*.txt"))
+    _wait_until(lambda: not _mentioning(str(workdir)), 10, "no job process left")
+    cluster.wait_idle()
+
+
+def test_missing_address_is_an_error(cluster: RayCluster, workdir: Path) -> None:
+    run = snakemake(cluster, workdir, address=False, timeout=60)
+    assert run.returncode != 0
+    assert "No Ray cluster address" in run.output, run.output[-2000:]
+
+
+def test_client_without_token_is_refused(cluster: RayCluster, workdir: Path) -> None:
+    home = workdir / "home"  # no ~/.ray/auth_token there either
+    home.mkdir()
+    no_token = _base_env() | {"HOME": str(home)}
+    wrong_token = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    for env in (no_token, wrong_token):
+        status = cluster.status(env)
+        assert status.returncode != 0
+        assert "InvalidAuthToken" in status.stdout + status.stderr
+
+    # A driver without the token: ray.init fails (2 connection attempts instead of 20) ...
+    code = f"import ray; ray.init(address={cluster.address!r}); print('CONNECTED')"
+    client = subprocess.run(
+        [sys.executable, "-c", code],
+        env=no_token | {"RAY_NUM_REDIS_GET_RETRIES": "2"},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert client.returncode != 0 and "CONNECTED" not in client.stdout
+    assert "InvalidAuthToken" in client.stderr
+
+    # ... and the plugin says why, at once.
+    run = snakemake(cluster, workdir, env=no_token, timeout=60)
+    assert run.returncode != 0
+    assert "refused this client" in run.output, run.output[-2000:]
+    assert run.seconds < 20
