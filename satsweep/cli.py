@@ -7,6 +7,7 @@ import csv
 import datetime as dt
 import json
 import os
+import signal
 import sys
 
 import duckdb
@@ -21,7 +22,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from satsweep import analysis, engine, report, store, sweep
+from satsweep import analysis, engine, report, store, submit, sweep
 from satsweep.design import Design, DesignError, Run, load_design
 
 #: How many runs `satsweep status` lists per category.
@@ -193,6 +194,8 @@ def _failure(run: Run, record: dict) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
+    # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     console = Console(stderr=True)
     columns = (
         TextColumn("{task.description}"),
@@ -213,12 +216,19 @@ def _run(args: argparse.Namespace) -> int:
             progress.update(task, completed=done)
 
         try:
+            execution = sweep.Execution(
+                executor=args.executor,
+                jobs=args.jobs,
+                group_size=args.group_size,
+                profile=args.profile,
+            )
             report = sweep.run(
                 args.sweep,
                 cores=args.cores,
                 keep_going=args.keep_going,
                 results=args.results,
                 on_progress=on_progress,
+                execution=execution,
             )
         except DesignError as e:
             _error("run", e)
@@ -226,11 +236,17 @@ def _run(args: argparse.Namespace) -> int:
         except (FileNotFoundError, sweep.SweepBusy) as e:
             _error("run", e)
             return 2 if isinstance(e, FileNotFoundError) else 1
+        except KeyboardInterrupt:
+            _error("run", "interrupted: Snakemake stopped; finished runs are kept")
+            return 130
     state = report.state
+    where = f"on {args.cores} cores"
+    if execution.remote:
+        where = f"through --executor {args.executor} ({args.jobs or args.cores} jobs at once)"
     console.print(
         f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
-        f"{len(state.missing)} not run; {_duration(report.wall_seconds)} on {args.cores} cores"
+        f"{len(state.missing)} not run; {_duration(report.wall_seconds)} {where}"
     )
     for run, record in state.failed:
         console.print("[red]failed[/red]", end=" ")
@@ -303,6 +319,49 @@ def _status(args: argparse.Namespace) -> int:
     hidden = max(0, len(state.failed) - LIST_LIMIT) + max(0, len(state.missing) - LIST_LIMIT)
     if hidden:
         console.print(f"... and {hidden} more")
+    jobs = submit.recorded_jobs(design, args.results)
+    if jobs:
+        job = submit.job_status(jobs[-1])
+        console.print(
+            f"Slurm job {job.job_id} (submitted {jobs[-1].get('submitted_at')}): {job.state}, "
+            f"{job.detail}; log {jobs[-1].get('output')}",
+            highlight=False,
+            markup=False,
+        )
+    return 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    """`satsweep submit`: the sweep as one Slurm batch job running a Ray cluster (Slurm+Ray)."""
+    try:
+        job = submit.submit(
+            args.sweep,
+            nodes=args.nodes,
+            partition=args.partition,
+            time_limit=args.time,
+            mem=args.mem,
+            cpus_per_node=args.cpus_per_node,
+            results=args.results,
+        )
+    except (DesignError, FileNotFoundError, submit.SubmitError) as e:
+        _error("submit", e)
+        return 2
+    print(job.job_id)
+    Console(stderr=True, highlight=False).print(
+        f"submitted {job.study} as Slurm job {job.job_id}: {job.nodes} node(s) x "
+        f"{job.cpus_per_node} CPUs, {job.mem} per node, partition {job.partition}; "
+        f"log {job.output}; 'satsweep status {args.sweep}' shows it",
+        markup=False,
+    )
+    if args.wait:
+        state = submit.wait(job.job_id)
+        final = store.state(load_design(args.sweep), args.results)
+        Console(stderr=True, highlight=False).print(
+            f"Slurm job {job.job_id}: {state.state}, {state.detail}; "
+            f"{len(final.done)}/{final.total} runs done",
+            markup=False,
+        )
+        return 0 if not final.missing and not final.failed else 1
     return 0
 
 
@@ -335,6 +394,16 @@ def _sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: an integer >= 1")
+    return value
+
+
 def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     results = argparse.ArgumentParser(add_help=False)
     results.add_argument(
@@ -352,6 +421,31 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     p.add_argument(
         "--keep-going", action="store_true", help="go on with the other runs when one fails"
     )
+    p.add_argument(
+        "--executor",
+        default="local",
+        metavar="NAME",
+        help="Snakemake executor: local (default), ray (a running Ray cluster: set "
+        "SNAKEMAKE_RAY_ADDRESS), slurm (one Slurm job per Snakemake job), or any installed one",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="remote executors: Snakemake jobs at once (default --cores)",
+    )
+    p.add_argument(
+        "--group-size",
+        type=_positive,
+        metavar="K",
+        help="remote executors: configurations per remote job, run one after the other "
+        f"(default: about {sweep.GROUPS_PER_SLOT} jobs per slot, see workflow/README.md)",
+    )
+    p.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="remote executors: Snakemake profile (default ray_jobs/profiles/<executor>)",
+    )
     p.set_defaults(func=_run)
 
     p = commands.add_parser(
@@ -368,6 +462,34 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     )
     p.add_argument("sweep")
     p.set_defaults(func=_status)
+
+    p = commands.add_parser(
+        "submit",
+        parents=[results],
+        help="run a sweep as a Slurm job (a Ray cluster in the allocation)",
+        description=_submit.__doc__,
+    )
+    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
+    p.add_argument(
+        "--nodes", type=int, default=1, help="Slurm nodes, one Ray node each (default 1)"
+    )
+    p.add_argument("--partition", help="Slurm partition (default: the cluster's default)")
+    p.add_argument(
+        "--time", help="wall-time limit, e.g. 90 or 2:00:00 (default: ray-cluster.sbatch's 1:00:00)"
+    )
+    p.add_argument(
+        "--mem",
+        help="memory per node, e.g. 8G (default: CPUs x the design's mem_mb + 1.5G for Ray)",
+    )
+    p.add_argument(
+        "--cpus-per-node",
+        type=int,
+        help="CPUs per node (default: all CPUs of the partition's smallest node)",
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="wait until the job has finished, then summarise"
+    )
+    p.set_defaults(func=_submit)
 
     p = commands.add_parser(
         "sql", parents=[results], help="query the store with DuckDB", description=_sql.__doc__

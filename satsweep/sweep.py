@@ -24,7 +24,15 @@ import duckdb
 from satsweep import engine, store
 from satsweep.design import Design, load_design
 
-__all__ = ["SNAKEFILE", "SweepBusy", "SweepReport", "open_store", "run", "snakemake_command"]
+__all__ = [
+    "SNAKEFILE",
+    "Execution",
+    "SweepBusy",
+    "SweepReport",
+    "open_store",
+    "run",
+    "snakemake_command",
+]
 
 SNAKEFILE = engine.REPO_ROOT / "Snakefile"
 
@@ -55,15 +63,81 @@ class SweepReport:
         return self.returncode == 0 and not self.state.failed and not self.state.missing
 
 
+#: Executors that run Snakemake's jobs elsewhere (remote executors with a shipped profile).
+PROFILES = engine.REPO_ROOT / "ray_jobs" / "profiles"
+
+#: How many groups of configurations per job slot a remote run aims for by default: enough
+#: groups to balance the slots at the end of the sweep, few enough to amortise each remote
+#: job's start-up (~2 s of a `python -m snakemake --mode remote`), see workflow/README.md.
+GROUPS_PER_SLOT = 4
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where Snakemake runs the jobs: locally (``executor=None``) or through a remote executor.
+
+    ``jobs``: remote jobs at once (the cluster's CPU count); ``group_size``: configurations per
+    remote job (None: automatic, see :func:`group_size`); ``profile``: a Snakemake profile
+    directory (default: ``ray_jobs/profiles/<executor>`` when it exists).
+    """
+
+    executor: str | None = None
+    jobs: int | None = None
+    group_size: int | None = None
+    profile: Path | None = None
+
+    @property
+    def remote(self) -> bool:
+        return self.executor not in (None, "local")
+
+    def profile_dir(self) -> Path | None:
+        if self.profile is not None:
+            return Path(self.profile).absolute()
+        shipped = PROFILES / str(self.executor)
+        return shipped if self.remote and (shipped / "config.yaml").is_file() else None
+
+
+LOCAL = Execution()
+
+
+def group_size(n_configurations: int, slots: int, per_slot: int = GROUPS_PER_SLOT) -> int:
+    """Configurations per remote job: about ``per_slot`` jobs per slot, at least 1 each."""
+    return max(1, -(-n_configurations // (max(slots, 1) * per_slot)))
+
+
 def snakemake_command(
-    design_path: Path, results: Path, store_dir: Path, cores: int, keep_going: bool
+    design_path: Path,
+    results: Path,
+    store_dir: Path,
+    cores: int,
+    keep_going: bool,
+    execution: Execution = LOCAL,
+    n_configurations: int = 1,
 ) -> list[str]:
-    """The Snakemake command line of a local run (the Snakefile of this repository)."""
+    """The Snakemake command line of a run (the Snakefile of this repository).
+
+    Locally: ``--cores N``. Through a remote executor: ``--executor E --jobs J`` and the
+    `simulate` jobs batched into groups of ``group_size`` configurations that run one after the
+    other in one remote job (``--groups simulate=sims --group-components sims=K --cores 1``:
+    a group job then asks for one CPU).
+    """
     command = [
         sys.executable, "-m", "snakemake",
         "--snakefile", str(SNAKEFILE),
         "--directory", str(store_dir),
-        "--cores", str(cores),
+    ]  # fmt: skip
+    if execution.remote:
+        jobs = execution.jobs or cores
+        size = execution.group_size or group_size(n_configurations, jobs)
+        profile = execution.profile_dir()
+        if profile is not None:
+            command += ["--profile", str(profile)]
+        command += ["--executor", str(execution.executor), "--jobs", str(jobs), "--cores", "1"]
+        if size > 1:
+            command += ["--groups", "simulate=sims", "--group-components", f"sims={size}"]
+    else:
+        command += ["--cores", str(cores)]
+    command += [
         "--config", f"sweep={design_path}", f"results={results}",
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
         "--rerun-incomplete",
@@ -104,6 +178,7 @@ def run(
     results: str | os.PathLike[str] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     poll_seconds: float = 0.5,
+    execution: Execution = LOCAL,
 ) -> SweepReport:
     """Runs a sweep's missing runs through Snakemake and compacts the store.
 
@@ -123,7 +198,15 @@ def run(
         done_before = store.count_done(design, store_dir)
         log = store_dir / "logs" / "snakemake.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        command = snakemake_command(design_path, results_path, store_dir, cores, keep_going)
+        command = snakemake_command(
+            design_path,
+            results_path,
+            store_dir,
+            cores,
+            keep_going,
+            execution,
+            len(design.configurations),
+        )
         with open(log, "w") as out:
             proc = subprocess.Popen(
                 command,

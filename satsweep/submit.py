@@ -1,0 +1,392 @@
+"""`satsweep submit`: a sweep as one Slurm batch job that runs a Ray cluster in its allocation.
+
+:func:`submit` checks everything it can before anything is written or submitted (the design,
+Slurm's presence and controller, the partition, the node count, CPU, memory and time formats),
+copies ``ray_jobs/slurm/ray-cluster.sbatch`` to ``results/<study>/slurm/``, submits it with
+``sbatch`` and records the job in ``results/<study>/slurm/jobs.jsonl``. :func:`job_status` says
+what Slurm knows of the study's last job (``satsweep status``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from satsweep import engine, store
+from satsweep.design import Design, load_design
+
+__all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
+
+BATCH_SCRIPT = engine.REPO_ROOT / "ray_jobs" / "slurm" / "ray-cluster.sbatch"
+SLURM_TIMEOUT_S = 30
+
+#: Memory each Ray node keeps for itself (ray-cluster.sbatch's RAY_RESERVE_MB) plus headroom.
+RAY_RESERVE_MB = 1280
+#: Job states in which a job still holds (or waits for) its allocation.
+ACTIVE = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}
+
+# Slurm's --time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (and "infinite"/"unlimited").
+_TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2}|infinite|unlimited", re.I)
+_MEM = re.compile(r"(\d+)([KMGT]?)", re.I)
+_MEM_UNITS = {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024 * 1024}
+
+
+class SubmitError(ValueError):
+    """Bad input or no usable Slurm: nothing was submitted or written."""
+
+
+@dataclass
+class Partition:
+    name: str
+    default: bool
+    nodes: int
+    cpus: int  # CPUs of its smallest node
+    mem_mb: int  # memory of its smallest node
+    state: str
+
+
+@dataclass
+class Submission:
+    """A submitted job, as recorded in results/<study>/slurm/jobs.jsonl."""
+
+    job_id: str
+    study: str
+    sweep: str
+    results: str
+    partition: str
+    nodes: int
+    cpus_per_node: int
+    mem: str
+    time: str | None
+    submitted_at: str
+    output: str
+    command: list[str]
+
+
+# --- Slurm ----------------------------------------------------------------------------------
+
+
+def _slurm(*args: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            list(args), capture_output=True, text=True, timeout=SLURM_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SubmitError(
+            f"Slurm did not answer: '{' '.join(args)}' took more than {SLURM_TIMEOUT_S} s; "
+            "allowed: a running slurmctld (check 'scontrol ping')"
+        ) from None
+
+
+def check_slurm() -> None:
+    """sbatch on PATH and a controller that answers."""
+    missing = [c for c in ("sbatch", "squeue", "sinfo", "scontrol") if shutil.which(c) is None]
+    if missing:
+        raise SubmitError(
+            f"Slurm not found: no {', '.join(missing)} on PATH; allowed: a machine with Slurm's "
+            "client commands (ray_jobs/README-slurm.md), or 'satsweep run' to run locally"
+        )
+    ping = _slurm("scontrol", "ping")
+    if ping.returncode != 0 or "UP" not in ping.stdout:
+        said = (ping.stdout + ping.stderr).strip().splitlines()
+        raise SubmitError(
+            f"the Slurm controller does not answer ({said[-1] if said else 'no output'}); "
+            "allowed: a running slurmctld (check 'scontrol ping')"
+        )
+
+
+def partitions() -> dict[str, Partition]:
+    """The cluster's partitions (sinfo), with their node count and smallest node."""
+    proc = _slurm("sinfo", "-h", "-o", "%R|%P|%D|%c|%m|%a")
+    if proc.returncode != 0:
+        raise SubmitError(f"sinfo failed: {proc.stderr.strip()}")
+    found: dict[str, Partition] = {}
+    for line in proc.stdout.splitlines():
+        try:
+            name, flagged, nodes, cpus, mem, avail = line.strip().split("|")
+            row = Partition(
+                name,
+                flagged.endswith("*"),
+                int(nodes),
+                int(cpus.rstrip("+")),
+                int(mem.rstrip("+")),
+                avail,
+            )
+        except ValueError:
+            continue
+        if name in found:  # one line per node state: add the nodes, keep the smallest node
+            known = found[name]
+            known.nodes += row.nodes
+            known.cpus, known.mem_mb = min(known.cpus, row.cpus), min(known.mem_mb, row.mem_mb)
+            known.default = known.default or row.default
+        else:
+            found[name] = row
+    return found
+
+
+def _mem_mb(text: str) -> int:
+    m = _MEM.fullmatch(text.strip())
+    if m is None:
+        raise SubmitError(
+            f"--mem: '{text}' is not a memory size; allowed: an integer with an optional unit "
+            "K, M (default), G or T, e.g. 4G or 8000"
+        )
+    mb = int(int(m[1]) * _MEM_UNITS[m[2].upper()])
+    if mb < RAY_RESERVE_MB + 256:
+        raise SubmitError(
+            f"--mem: {text} is too small; allowed: at least {RAY_RESERVE_MB + 256}M per node "
+            f"(Ray keeps {RAY_RESERVE_MB}M for itself)"
+        )
+    return mb
+
+
+def check_time(text: str) -> str:
+    if not _TIME.fullmatch(text.strip()):
+        raise SubmitError(
+            f"--time: '{text}' is not a Slurm time; allowed: minutes, MM:SS, HH:MM:SS, "
+            "D-HH, D-HH:MM or D-HH:MM:SS, e.g. 90 or 2:00:00"
+        )
+    return text.strip()
+
+
+# --- the study's jobs ------------------------------------------------------------------------
+
+
+def slurm_dir(design: Design, results: str | os.PathLike[str] | None) -> Path:
+    return store.study_dir(design, results) / "slurm"
+
+
+def recorded_jobs(design: Design, results: str | os.PathLike[str] | None) -> list[dict]:
+    path = slurm_dir(design, results) / "jobs.jsonl"
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return []
+    jobs = []
+    for line in lines:
+        try:
+            jobs.append(json.loads(line))
+        except ValueError:
+            continue
+    return jobs
+
+
+@dataclass
+class JobState:
+    job_id: str
+    state: str  # Slurm's (RUNNING, COMPLETED, CANCELLED, ...), or "finished"/"unknown"
+    detail: str
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE
+
+
+def _exit_line(output: Path) -> str | None:
+    """What the batch script logged last about the driver (its exit code), if readable."""
+    try:
+        lines = output.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if "satsweep run exited with" in line or "SIGTERM" in line or "error:" in line:
+            return line.split("] ", 1)[-1]
+    return None
+
+
+def job_status(job: dict) -> JobState:
+    """What squeue knows of a recorded job; after MinJobAge Slurm forgets finished jobs."""
+    job_id = str(job["job_id"])
+    if shutil.which("squeue") is None:
+        return JobState(job_id, "unknown", "no squeue on this machine")
+    try:
+        proc = subprocess.run(
+            ["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T|%M|%N|%r"],
+            capture_output=True,
+            text=True,
+            timeout=SLURM_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return JobState(job_id, "unknown", "squeue did not answer")
+    line = proc.stdout.strip().splitlines()
+    exit_line = _exit_line(Path(job.get("output", "")))
+    if proc.returncode == 0 and line:
+        state, elapsed, nodes, reason = (line[0].split("|") + ["", "", ""])[:4]
+        detail = f"{elapsed} elapsed"
+        if nodes:
+            detail += f" on {nodes}"
+        if state == "PENDING" and reason and reason != "None":
+            detail += f" ({reason})"
+        if state not in ACTIVE and exit_line:
+            detail += f"; {exit_line}"
+        return JobState(job_id, state, detail)
+    if proc.returncode == 0 or "Invalid job id" in proc.stderr:
+        detail = "no longer known to Slurm (finished jobs are forgotten after MinJobAge)"
+        return JobState(job_id, "finished", detail + (f"; {exit_line}" if exit_line else ""))
+    return JobState(job_id, "unknown", proc.stderr.strip() or "squeue failed")
+
+
+# --- submit ----------------------------------------------------------------------------------
+
+
+def _check_not_running(design: Design, results: str | os.PathLike[str] | None) -> None:
+    jobs = recorded_jobs(design, results)
+    if jobs:
+        last = job_status(jobs[-1])
+        if last.active:
+            raise SubmitError(
+                f"Slurm job {last.job_id} of study '{design.study}' is still {last.state}; "
+                f"allowed: one job per study at a time (wait for it, or scancel {last.job_id})"
+            )
+    store_dir = store.study_dir(design, results)
+    lock = store_dir / ".satsweep.lock"
+    if lock.is_file():
+        with open(lock) as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise SubmitError(
+                    f"another satsweep run is using {store_dir}; allowed: one run per study "
+                    "at a time"
+                ) from None
+
+
+def submit(
+    sweep: str | os.PathLike[str],
+    nodes: int = 1,
+    partition: str | None = None,
+    time_limit: str | None = None,
+    mem: str | None = None,
+    cpus_per_node: int | None = None,
+    results: str | os.PathLike[str] | None = None,
+) -> Submission:
+    """Validates everything, then submits the sweep's batch job; returns what was submitted.
+
+    Raises DesignError and FileNotFoundError (as `satsweep run`) and SubmitError before
+    anything is written or submitted.
+    """
+    design_path = Path(sweep).absolute()
+    design = load_design(design_path)
+    satnet = engine.satnet_binary()
+    results_path = store.results_dir(results)
+    store_dir = store.study_dir(design, results_path)
+    if (store_dir / "study.json").is_file():
+        store.check_study(design, store_dir, create=False)
+    if nodes < 1:
+        raise SubmitError(f"--nodes: {nodes} is not allowed; allowed: an integer >= 1")
+    if cpus_per_node is not None and cpus_per_node < 1:
+        raise SubmitError(f"--cpus-per-node: {cpus_per_node} is not allowed; allowed: >= 1")
+    if time_limit is not None:
+        time_limit = check_time(time_limit)
+    mem_mb = _mem_mb(mem) if mem is not None else None
+
+    check_slurm()
+    known = partitions()
+    if partition is None:
+        defaults = [p for p in known.values() if p.default]
+        if not defaults:
+            raise SubmitError(
+                f"--partition: the cluster has no default partition; allowed: "
+                f"{', '.join(sorted(known)) or '(none)'}"
+            )
+        part = defaults[0]
+    elif partition in known:
+        part = known[partition]
+    else:
+        raise SubmitError(
+            f"--partition: unknown partition '{partition}'; allowed: "
+            f"{', '.join(sorted(known)) or '(none)'}"
+        )
+    if part.state != "up":
+        raise SubmitError(f"--partition: partition '{part.name}' is {part.state}; allowed: up")
+    if nodes > part.nodes:
+        raise SubmitError(
+            f"--nodes: {nodes} is more than partition '{part.name}' has; allowed: 1 to {part.nodes}"
+        )
+    cpus = cpus_per_node or part.cpus
+    if cpus > part.cpus:
+        raise SubmitError(
+            f"--cpus-per-node: {cpus} is more than the nodes of '{part.name}' have; allowed: "
+            f"1 to {part.cpus}"
+        )
+    if mem_mb is None:  # every job's mem_mb at once, plus what Ray keeps
+        mem_mb = min(part.mem_mb, cpus * design.resources.mem_mb + RAY_RESERVE_MB + 256)
+    if mem_mb > part.mem_mb:
+        raise SubmitError(
+            f"--mem: {mem} is more than the nodes of '{part.name}' have; allowed: up to "
+            f"{part.mem_mb}M"
+        )
+    _check_not_running(design, results_path)
+
+    # Everything checked: now write and submit.
+    store.check_study(design, store_dir)
+    job_root = slurm_dir(design, results_path)
+    job_root.mkdir(parents=True, exist_ok=True)
+    script = job_root / BATCH_SCRIPT.name
+    store.write_atomically(script, lambda t: shutil.copyfile(BATCH_SCRIPT, t))
+    output = job_root / "%j.out"
+    command = [
+        "sbatch",
+        "--parsable",
+        f"--job-name=satsweep-{design.study}",
+        f"--partition={part.name}",
+        f"--nodes={nodes}",
+        "--ntasks-per-node=1",
+        f"--cpus-per-task={cpus}",
+        f"--mem={mem_mb}M",
+        f"--output={output}",
+        f"--chdir={engine.REPO_ROOT}",
+    ]
+    if time_limit is not None:
+        command.append(f"--time={time_limit}")
+    command += [str(script), str(design_path), "--results", str(results_path)]
+    env = dict(os.environ)
+    env.update(
+        SATSWEEP_REPO=str(engine.REPO_ROOT),
+        SATSWEEP_PYTHON=sys.executable,
+        SATSWEEP_JOB_ROOT=str(job_root),
+        SATSWEEP_SATNET=str(satnet),
+    )
+    proc = subprocess.run(
+        command, capture_output=True, text=True, timeout=SLURM_TIMEOUT_S, env=env, check=False
+    )
+    if proc.returncode != 0:
+        said = proc.stderr.strip().splitlines()
+        raise SubmitError(f"sbatch refused the job: {said[-1] if said else proc.returncode}")
+    job_id = proc.stdout.strip().split(";")[0]
+    submission = Submission(
+        job_id=job_id,
+        study=design.study,
+        sweep=str(design_path),
+        results=str(results_path),
+        partition=part.name,
+        nodes=nodes,
+        cpus_per_node=cpus,
+        mem=f"{mem_mb}M",
+        time=time_limit,
+        submitted_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        output=str(job_root / f"{job_id}.out"),
+        command=command,
+    )
+    with open(job_root / "jobs.jsonl", "a") as handle:
+        handle.write(json.dumps(asdict(submission)) + "\n")
+    return submission
+
+
+def wait(job_id: str, timeout: float | None = None, poll: float = 1.0) -> JobState:
+    """Waits until the job has left the queue's active states (or ``timeout`` seconds)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        state = job_status({"job_id": job_id})
+        if not state.active or (deadline is not None and time.monotonic() > deadline):
+            return state
+        time.sleep(poll)
