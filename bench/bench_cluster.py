@@ -38,9 +38,11 @@ TARGET = 0.05  # relative to the local executor's efficiency
 
 
 def busy_seconds(runs_file: Path) -> tuple[int, float]:
-    n, busy = duckdb.connect().execute(
-        "SELECT count(*), sum(elapsed_seconds) FROM read_parquet(?)", [str(runs_file)]
-    ).fetchone()
+    n, busy = (
+        duckdb.connect()
+        .execute("SELECT count(*), sum(elapsed_seconds) FROM read_parquet(?)", [str(runs_file)])
+        .fetchone()
+    )
     return n, busy
 
 
@@ -129,8 +131,10 @@ def main() -> int:
                 return 1
             n_local, busy_local = busy_seconds(report.store / "runs.parquet")
         local = busy_local / (cores * report.wall_seconds)
-        print(f"\nlocal executor: {n_local} runs, {busy_local:.1f} s of runs in "
-              f"{report.wall_seconds:.1f} s: efficiency {local:.3f}")
+        print(
+            f"\nlocal executor: {n_local} runs, {busy_local:.1f} s of runs in "
+            f"{report.wall_seconds:.1f} s: efficiency {local:.3f}"
+        )
         ratio = efficiency / local
         verdict = "ok" if ratio >= 1 - TARGET else f"more than {TARGET:.0%} below"
         print(f"Slurm+Ray (whole job) / local: {ratio:.3f} ({verdict})")

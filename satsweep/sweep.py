@@ -1,6 +1,7 @@
-"""Running a sweep: Snakemake (the repository's Snakefile) over a design, locally.
+"""Running a sweep: Snakemake (the repository's Snakefile) over a design.
 
-:func:`run` starts ``python -m snakemake`` with the study's store as working directory, watches
+:func:`run` starts ``python -m snakemake`` (locally, or through a remote executor such as Ray:
+:class:`Execution`) with the study's store as working directory, watches
 the store's files for progress, and reports what was done, skipped and failed. :func:`plan` and
 :func:`open_store` serve ``satsweep plan`` and ``satsweep sql``.
 """
@@ -69,7 +70,7 @@ PROFILES = engine.REPO_ROOT / "ray_jobs" / "profiles"
 #: How many groups of configurations per job slot a remote run aims for by default: enough
 #: groups to balance the slots at the end of the sweep, few enough to amortise each remote
 #: job's start-up (~2 s of a `python -m snakemake --mode remote`), see workflow/README.md.
-GROUPS_PER_SLOT = 4
+GROUPS_PER_SLOT = 6
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
-"""Shared fixtures: the built satnet binaries (./setup.sh builds them)."""
+"""Shared fixtures: the built satnet binaries (./setup.sh builds them), a local Slurm."""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,35 @@ def run_satnet_cli(*flags: str, cwd: Path | None = None) -> subprocess.Completed
     return subprocess.run(
         [str(engine.satnet_binary()), *flags], capture_output=True, text=True, cwd=cwd
     )
+
+
+SLURM_SCRIPT = engine.REPO_ROOT / "ray_jobs" / "slurm" / "local-cluster.sh"
+SLURM_DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
+
+
+def _local_cluster(*args: str, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(SLURM_SCRIPT), *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture(scope="session")
+def slurm() -> Iterator[None]:
+    """A running local Slurm (local-cluster.sh) for the session; stopped (jobs cancelled) at its
+    end, so a test run leaves no Slurm or munge daemon behind. Installing the packages from
+    nothing takes ~13 s (plus apt-get update on a fresh machine)."""
+    proc = _local_cluster("start", timeout=300)
+    if proc.returncode != 0:
+        pytest.fail(
+            f"local-cluster.sh start failed; these tests need it:\nexit {proc.returncode}\n"
+            f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
+    yield
+    stop = _local_cluster("stop", "--cancel-jobs", timeout=120)
+    assert stop.returncode == 0, f"exit {stop.returncode}\n{stop.stdout}\n{stop.stderr}"
+    left = [
+        name
+        for name in SLURM_DAEMONS
+        if subprocess.run(["pgrep", "-x", name], capture_output=True).returncode == 0
+    ]
+    assert not left, f"left running after stop: {left}"

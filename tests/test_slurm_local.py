@@ -1,6 +1,6 @@
 """A real single-node Slurm (ray_jobs/slurm/local-cluster.sh) and the Snakemake-on-Slurm profile.
 
-The session fixture starts the cluster (installing the Debian packages if missing, which needs
+The session fixture (`slurm`, in conftest.py: tests/test_submit.py uses it too) starts the cluster (installing the Debian packages if missing, which needs
 root: CI runs as root) and stops it at the end of the session, so a run leaves no Slurm or munge
 daemon behind. Nothing here is skipped: without root and without Slurm the fixture fails with the
 script's message.
@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,6 @@ SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 PROFILE = REPO / "ray_jobs" / "profiles" / "slurm"
 PARTITION = "debug"  # local-cluster.sh's default, and the profile's slurm_partition
 DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
-# Installing from nothing takes ~13 s here (plus apt-get update on a fresh machine).
-START_TIMEOUT = 300
 FINAL_STATES = {
     "COMPLETED",
     "FAILED",
@@ -76,18 +73,6 @@ def wait_job(job_id: str, timeout: float = 60) -> str:
             return state
         time.sleep(0.1)
     pytest.fail(f"Slurm job {job_id} not finished after {timeout} s (state {state!r})")
-
-
-@pytest.fixture(scope="session")
-def slurm() -> Iterator[None]:
-    """A running local Slurm for the session; stopped (jobs cancelled) at the end."""
-    proc = cluster("start", timeout=START_TIMEOUT)
-    if proc.returncode != 0:
-        pytest.fail(f"local-cluster.sh start failed; these tests need it:\n{explain(proc)}")
-    yield
-    stop = cluster("stop", "--cancel-jobs")
-    assert stop.returncode == 0, explain(stop)
-    assert running_daemons() == {}
 
 
 def test_start_is_idempotent(slurm):

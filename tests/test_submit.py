@@ -1,0 +1,345 @@
+"""`satsweep submit` on a real local Slurm, and `satsweep run --executor ray` on a real Ray cluster.
+
+Slurm: conftest's session fixture (`ray_jobs/slurm/local-cluster.sh`, stopped at the end of the
+session). Ray: the clusters of tests/test_ray_executor.py (head + worker node processes on this
+machine, token authentication on, stopped by PID). Each path must give the same rows as a local
+run of the same sweep: same seeds, same metric values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from satsweep import cli, engine, store, submit
+from satsweep.design import load_design
+from tests.test_ray_executor import RayCluster, _base_env, _free_port, _wait_until
+
+REPO = engine.REPO_ROOT
+SMOKE = REPO / "sweeps" / "smoke.yaml"
+RAY = Path(sys.executable).with_name("ray")
+IGNORED = set(store.PROVENANCE_COLUMNS) | set(engine.VOLATILE_FIELDS)
+JOB_TIMEOUT = 150
+
+
+@pytest.fixture(autouse=True)
+def _satnet(satnet):
+    return satnet
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def metric_rows(store_dir: Path) -> dict[tuple[str, int], dict]:
+    """runs.parquet keyed by (config_id, replication), without provenance or wall-time columns;
+    fails on a run present twice."""
+    cursor = duckdb.connect().execute(
+        "SELECT * FROM read_parquet(?)", [str(store_dir / "runs.parquet")]
+    )
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+    keyed = {(r["config_id"], r["replication"]): r for r in rows}
+    assert len(keyed) == len(rows), "a run is in runs.parquet twice"
+    return {k: {c: v for c, v in r.items() if c not in IGNORED} for k, r in keyed.items()}
+
+
+def squeue_active() -> set[str]:
+    out = subprocess.run(
+        ["squeue", "-h", "-o", "%i"], capture_output=True, text=True, timeout=30
+    ).stdout
+    return set(out.split())
+
+
+def job_state(job_id: str) -> str:
+    out = subprocess.run(
+        ["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout
+    return out.strip()
+
+
+def wait_job(job_id: str, timeout: float = JOB_TIMEOUT) -> str:
+    state = submit.wait(job_id, timeout=timeout, poll=0.5)
+    if state.active:
+        subprocess.run(["scancel", job_id])
+        pytest.fail(f"Slurm job {job_id} still {state.state} after {timeout} s")
+    return job_state(job_id)
+
+
+def job_processes(job_id: str) -> list[str]:
+    """Processes of a job's Ray (its temp dir is in their command lines) or of its slurmstepd."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if f"satsweep-ray-{job_id}" in cmd or f"slurmstepd: [{job_id}." in cmd:
+            found.append(f"{entry.name} {cmd[:200]}")
+    return found
+
+
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd:
+            found.append(f"{entry.name} {cmd[:200]}")
+    return found
+
+
+def job_files(store_dir: Path, job_id: str) -> list[Path]:
+    """Everything the job wrote that could hold the token: logs and the job's directory."""
+    slurm = store_dir / "slurm"
+    files = [slurm / f"{job_id}.out", *(slurm / job_id).glob("*")]
+    files += list(store_dir.glob("logs/*.log")) + list(store_dir.rglob(".snakemake/**/*.log"))
+    return [f for f in files if f.is_file()]
+
+
+def head_address(output: Path) -> str:
+    m = re.search(r"head \S+ \(([\d.]+:\d+)\)", output.read_text())
+    assert m, output.read_text()
+    return m[1]
+
+
+def cli_submit(sweep: Path, results: Path, *extra: str) -> str:
+    assert cli.main(["submit", str(sweep), "--results", str(results), *extra]) == 0
+    jobs = submit.recorded_jobs(load_design(sweep), results)
+    return str(jobs[-1]["job_id"])
+
+
+@pytest.fixture(scope="module")
+def local_smoke(tmp_path_factory) -> dict:
+    """sweeps/smoke.yaml through the local executor: the reference rows."""
+    results = tmp_path_factory.mktemp("local")
+    assert cli.main(["run", str(SMOKE), "--results", str(results), "--cores", "2"]) == 0
+    return metric_rows(results / "smoke")
+
+
+# -- Slurm + Ray -----------------------------------------------------------------------------
+
+
+def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys):
+    results = tmp_path / "results"
+    t0 = time.monotonic()
+    job_id = cli_submit(SMOKE, results, "--nodes", "1")
+    assert capsys.readouterr().out.strip() == job_id
+    assert wait_job(job_id) == "COMPLETED"
+    print(f"smoke through Slurm+Ray: {time.monotonic() - t0:.1f} s submit to done")
+    store_dir = results / "smoke"
+    rows = metric_rows(store_dir)
+    assert len(rows) == 8
+    assert rows == local_smoke  # same runs, same seeds, same metrics
+
+    output = (store_dir / "slurm" / f"{job_id}.out").read_text()
+    assert "Ray up: 2 CPUs on 1 node(s)" in output
+    assert "satsweep run exited with 0" in output and "Ray stopped; exit code 0" in output
+    assert not (store_dir / "slurm" / job_id / "ray-token").exists()  # removed at the end
+    assert not Path(f"/tmp/satsweep-ray-{job_id}").exists()
+    assert not job_processes(job_id)
+    # satsweep status: the run counts and the Slurm job's state
+    assert cli.main(["status", str(SMOKE), "--results", str(results)]) == 0
+    status = capsys.readouterr().out
+    assert "smoke: 8 done, 0 missing, 0 failed" in status
+    assert f"Slurm job {job_id}" in status and "COMPLETED" in status
+
+
+def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
+    """Cancel lands mid-sweep: Ray and the jobs go; the resubmission completes the sweep with
+    every run once. While the job runs: a client without the token is refused; after it, the
+    token is in none of the job's files."""
+    design = {
+        "study": "cancel",
+        "factors": {"flavor": ["vanilla", "reno", "newreno", "sack"], "drop": ["epd", "sd"]},
+        "fixed": {"clients": 20, "simTime": 20},
+        "replications": 2,
+        "base_seed": 3,
+    }
+    sweep = tmp_path / "cancel.yaml"
+    sweep.write_text(yaml.safe_dump(design, sort_keys=False))
+    results = tmp_path / "results"
+    store_dir = results / "cancel"
+    before = squeue_active()
+    job_id = cli_submit(sweep, results)
+    output = store_dir / "slurm" / f"{job_id}.out"
+    token_file = store_dir / "slurm" / job_id / "ray-token"
+    done = lambda: len(list(store_dir.glob("runs/*/r?.parquet")))  # noqa: E731
+    _wait_until(lambda: done() >= 2, JOB_TIMEOUT, "2 runs done by the first job")
+
+    # The running cluster: the token file is private, and a client without it is refused.
+    token = token_file.read_text()
+    assert len(token) == 64 and token_file.stat().st_mode & 0o077 == 0
+    assert (store_dir / "slurm" / job_id).stat().st_mode & 0o077 == 0
+    address = head_address(output)
+    home = tmp_path / "home"  # no ~/.ray/auth_token either
+    home.mkdir()
+    no_token = _base_env() | {"HOME": str(home)}
+    env_with = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file)}
+    env_wrong = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    for env, refused in ((no_token, True), (env_wrong, True), (env_with, False)):
+        status = subprocess.run(
+            [str(RAY), "status", f"--address={address}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        said = status.stdout + status.stderr
+        if refused:
+            assert status.returncode != 0 and "InvalidAuthToken" in said, said[-2000:]
+        else:
+            assert status.returncode == 0 and "CPU" in said, said[-2000:]
+
+    assert done() < 16, "the sweep finished before the cancel: make it longer"
+    subprocess.run(["scancel", job_id], check=True, timeout=30)
+    assert wait_job(job_id, timeout=60) == "CANCELLED"
+    # Nothing of the job is left: Ray, its workers and jobs, satnet, job steps.
+    _wait_until(lambda: not job_processes(job_id), 30, "no process of the cancelled job")
+    assert not processes_mentioning(str(store_dir)), processes_mentioning(str(store_dir))
+    assert job_id not in squeue_active()
+    text = output.read_text()
+    assert "SIGTERM (scancel or time limit)" in text and "Ray stopped" in text, text
+    assert not token_file.exists()
+    assert not Path(f"/tmp/satsweep-ray-{job_id}").exists()
+    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r?.parquet")}
+    assert 2 <= len(survivors) < 16
+
+    again = cli_submit(sweep, results)
+    assert again != job_id
+    assert wait_job(again) == "COMPLETED"
+    rows = metric_rows(store_dir)  # fails on duplicates
+    assert len(rows) == 16
+    assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # runs kept, not redone
+    assert not list(store_dir.glob("runs/*/*.tmp.*"))
+    assert not job_processes(again) and squeue_active() <= before
+    for f in job_files(store_dir, job_id) + job_files(store_dir, again):
+        assert token not in f.read_text(errors="replace"), f"the token is in {f}"
+    capsys.readouterr()
+
+
+BAD = [
+    (["--partition", "no-such-partition"], "--partition: unknown partition 'no-such-partition'"),
+    (["--nodes", "0"], "--nodes: 0 is not allowed; allowed: an integer >= 1"),
+    (["--nodes", "5"], "--nodes: 5 is more than partition"),
+    (["--time", "soon"], "--time: 'soon' is not a Slurm time; allowed:"),
+    (["--mem", "lots"], "--mem: 'lots' is not a memory size; allowed:"),
+    (["--cpus-per-node", "64"], "--cpus-per-node: 64 is more than the nodes"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[a[0] for a, _ in BAD])
+def test_bad_input_is_refused_before_anything_is_submitted(slurm, tmp_path, capsys, args, message):
+    before = squeue_active()
+    results = tmp_path / "results"
+    assert cli.main(["submit", str(SMOKE), "--results", str(results), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("satsweep submit: error: ") and message in err, err
+    assert len(err.splitlines()) == 1
+    assert not results.exists()  # nothing written
+    assert squeue_active() == before  # nothing submitted
+
+
+def test_no_slurm_installed_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    bin_dir = tmp_path / "bin"  # a PATH without sbatch (and the other Slurm commands)
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", str(bin_dir))
+    results = tmp_path / "results"
+    assert cli.main(["submit", str(SMOKE), "--results", str(results)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "satsweep submit: error: Slurm not found: no sbatch" in err, err
+    assert not results.exists()
+
+
+def test_bad_design_is_refused_like_run(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SMOKE.read_text().replace("replications: 2", "replications: 0"))
+    assert cli.main(["submit", str(bad), "--results", str(tmp_path / "r")]) == 2
+    assert "replications: 0 is not allowed" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+# -- satsweep run --executor ray ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """Head + one worker node (1 CPU each), token authentication on (test_ray_executor's)."""
+    root = Path(tempfile.mkdtemp(prefix="satsweep-ray-", dir="/tmp"))
+    token_file = root / "auth_token"
+    token_file.touch(mode=0o600)
+    token_file.write_text(secrets.token_hex(32))
+    env = _base_env() | {
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN_PATH": str(token_file),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), _base_env().get("PYTHONPATH")])),
+    }
+    c = RayCluster(root=root, port=_free_port(), token=token_file.read_text(), env=env)
+    try:
+        c.start_head()
+        _wait_until(c.gcs_listening, 60, "the head's GCS port")
+        c.add_worker()
+        c.wait_for_cpus(2)
+        yield c
+    finally:
+        left = c.stop()
+        shutil.rmtree(root, ignore_errors=True)
+        assert not left, f"Ray processes left behind: {left}"
+
+
+@pytest.mark.parametrize("group_size", ["1", "2"])
+def test_run_through_ray_gives_the_local_rows(ray_cluster, local_smoke, tmp_path, group_size):
+    results = tmp_path / "results"
+    env = ray_cluster.env | {"SNAKEMAKE_RAY_ADDRESS": ray_cluster.address}
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "run", str(SMOKE), "--results", str(results)]
+        + ["--executor", "ray", "--jobs", "2", "--group-size", group_size],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    print(f"smoke through --executor ray, groups of {group_size}: {time.monotonic() - t0:.1f} s")
+    assert "8/8 runs done" in proc.stderr and "--executor ray" in proc.stderr
+    store_dir = results / "smoke"
+    assert metric_rows(store_dir) == local_smoke
+    logs = list((store_dir / ".snakemake" / "ray_logs").rglob("*.log"))
+    assert len(logs) == 4 // int(group_size)  # one Ray task per group of configurations
+    assert ray_cluster.token not in proc.stderr + proc.stdout
+
+
+def test_local_command_is_unchanged():
+    """Without --executor the Snakemake command is the local one of before (no groups)."""
+    from satsweep import sweep
+
+    command = sweep.snakemake_command(SMOKE, Path("/r"), Path("/r/smoke"), 2, False)
+    assert command[command.index("--cores") + 1] == "2"
+    assert not {"--executor", "--groups", "--group-components", "--jobs"} & set(command)
+    remote = sweep.snakemake_command(
+        SMOKE, Path("/r"), Path("/r/smoke"), 2, False, sweep.Execution("ray", jobs=4), 72
+    )
+    assert remote[remote.index("--executor") + 1] == "ray"
+    assert remote[remote.index("--group-components") + 1] == "sims=3"  # 72 / (4 x 6)
+    assert remote[remote.index("--cores") + 1] == "1"  # a group job asks for one CPU
+    assert sweep.group_size(4, 2) == 1 and sweep.group_size(72, 2) == 6
