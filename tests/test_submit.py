@@ -81,6 +81,11 @@ def wait_job(job_id: str, timeout: float = JOB_TIMEOUT) -> str:
 
 def job_processes(job_id: str) -> list[str]:
     """Processes of a job's Ray (its temp dir is in their command lines) or of its slurmstepd."""
+    return processes_mentioning(f"satsweep-ray-{job_id}", f"slurmstepd: [{job_id}.")
+
+
+def processes_mentioning(*texts: str) -> list[str]:
+    """Processes (but this one) whose command line contains any of ``texts``."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -89,21 +94,7 @@ def job_processes(job_id: str) -> list[str]:
             cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if f"satsweep-ray-{job_id}" in cmd or f"slurmstepd: [{job_id}." in cmd:
-            found.append(f"{entry.name} {cmd[:200]}")
-    return found
-
-
-def processes_mentioning(text: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if text in cmd:
+        if any(text in cmd for text in texts):
             found.append(f"{entry.name} {cmd[:200]}")
     return found
 
