@@ -142,6 +142,9 @@ def snakemake_command(
         "--config", f"sweep={design_path}", f"results={results}",
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
         "--rerun-incomplete",
+        # Snakemake takes an existing runs.parquet as up to date even when run manifests are
+        # missing (as for deleted temp files): forcing the cheap compaction makes it need them.
+        "--forcerun", "collect",
     ]  # fmt: skip
     if keep_going:
         command.append("--keep-going")

@@ -162,7 +162,8 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     design = {
         "study": "cancel",
         "factors": {"flavor": ["vanilla", "reno", "newreno", "sack"], "drop": ["epd", "sd"]},
-        "fixed": {"clients": 20, "simTime": 20},
+        # Long enough (~2 s a run) that the token checks below cannot outlast the sweep.
+        "fixed": {"clients": 20, "simTime": 40},
         "replications": 2,
         "base_seed": 3,
     }
@@ -206,7 +207,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     assert wait_job(job_id, timeout=60) == "CANCELLED"
     # Nothing of the job is left: Ray, its workers and jobs, satnet, job steps.
     _wait_until(lambda: not job_processes(job_id), 30, "no process of the cancelled job")
-    assert not processes_mentioning(str(store_dir)), processes_mentioning(str(store_dir))
+    _wait_until(lambda: not processes_mentioning(str(store_dir)), 30, "no process on the store")
     assert job_id not in squeue_active()
     text = output.read_text()
     assert "SIGTERM (scancel or time limit)" in text and "Ray stopped" in text, text
@@ -222,7 +223,8 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     assert len(rows) == 16
     assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # runs kept, not redone
     assert not list(store_dir.glob("runs/*/*.tmp.*"))
-    assert not job_processes(again) and squeue_active() <= before
+    _wait_until(lambda: not job_processes(again), 30, "no process of the second job")
+    assert squeue_active() <= before
     for f in job_files(store_dir, job_id) + job_files(store_dir, again):
         assert token not in f.read_text(errors="replace"), f"the token is in {f}"
     capsys.readouterr()

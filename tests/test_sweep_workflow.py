@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -135,6 +136,22 @@ def test_same_sweep_from_scratch_gives_identical_metrics(smoke, tmp_path):
     assert len({r["efficiency"] for r in first}) > 1  # replications differ from each other
     c1, c2 = rows(smoke / "smoke", "connections"), rows(tmp_path / "smoke", "connections")
     assert c1 == c2
+
+
+def test_runs_lost_after_compaction_are_rerun_and_the_rest_kept(tmp_path):
+    """A store whose runs.parquet exists but misses runs (an interrupted sweep compacted by
+    onerror, or deleted run files) is completed on rerun, not taken as up to date."""
+    smoke = REPO / "sweeps" / "smoke.yaml"
+    assert sweep(smoke, tmp_path) == 0
+    store_dir = tmp_path / "smoke"
+    lost = sorted((store_dir / "runs").iterdir())[0]
+    shutil.rmtree(lost)
+    kept = run_files(store_dir)
+    assert sweep(smoke, tmp_path) == 0
+    assert len(rows(store_dir)) == 8
+    now = run_files(store_dir)
+    assert {k: v for k, v in now.items() if k in kept} == kept
+    assert len(now) == 8 and len(kept) == 6
 
 
 def test_raising_replications_runs_only_the_new_half(tmp_path, capsys):
