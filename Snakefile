@@ -7,7 +7,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from satsweep import store
+from satsweep import schedule, store
 from satsweep.design import load_design
 
 min_version("9.0")
@@ -16,6 +16,8 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 DESIGN = load_design(config["sweep"])
 STORE = store.study_dir(DESIGN, config["results"])
+# Longest configurations first; with `slots` (remote executors), batched into group jobs.
+SCHEDULE = schedule.plan(DESIGN, config.get("slots"), config.get("group_size"))
 
 
 rule all:

@@ -33,6 +33,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from satsweep import engine, submit, sweep  # noqa: E402
 from satsweep.design import load_design  # noqa: E402
+from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
 
 TARGET = 0.05  # relative to the local executor's efficiency
 
@@ -77,6 +78,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
         results = Path(scratch) / "cluster"
+        started = utc_now()
         start = time.monotonic()
         job = submit.submit(
             args.sweep,
@@ -88,6 +90,7 @@ def main() -> int:
         print(f"Slurm job {job.job_id}: {args.nodes} node(s) x {args.cpus_per_node} CPUs")
         state = submit.wait(job.job_id, timeout=args.timeout, poll=0.5)
         wall = time.monotonic() - start
+        ended = utc_now()
         if state.active:
             print(f"job {job.job_id} still {state.state} after {args.timeout:g} s", file=sys.stderr)
             return 1
@@ -99,6 +102,7 @@ def main() -> int:
             print(output.read_text(errors="replace")[-3000:], file=sys.stderr)
             return 1
         n, busy = busy_seconds(runs_file)
+        spent = timeline(runs_file, started, ended, cores)
         times = log_times(output)
         remote_jobs = len(list((store_dir / ".snakemake" / "ray_logs").rglob("*.log")))
         print(output.read_text(errors="replace").rstrip())
@@ -108,6 +112,7 @@ def main() -> int:
     print(f"job wall seconds (submit-end): {wall:.1f}")
     efficiency = busy / (cores * wall)
     print(f"sweep efficiency, whole job:   {efficiency:.3f}")
+    print("\n".join(spent.lines()))
     driver = None
     if "ray_up" in times and "driver_end" in times:
         ray_start = (times["ray_up"] - times.get("job", times["ray_up"])).total_seconds()
@@ -125,16 +130,20 @@ def main() -> int:
 
     if args.local:
         with tempfile.TemporaryDirectory(prefix="bench-local-") as scratch:
+            started = utc_now()
             report = sweep.run(args.sweep, cores=cores, results=scratch)
+            ended = utc_now()
             if not report.ok:
                 print(f"the local sweep failed (see {report.log})", file=sys.stderr)
                 return 1
             n_local, busy_local = busy_seconds(report.store / "runs.parquet")
+            spent_local = timeline(report.store / "runs.parquet", started, ended, cores)
         local = busy_local / (cores * report.wall_seconds)
         print(
             f"\nlocal executor: {n_local} runs, {busy_local:.1f} s of runs in "
             f"{report.wall_seconds:.1f} s: efficiency {local:.3f}"
         )
+        print("\n".join(spent_local.lines()))
         ratio = efficiency / local
         verdict = "ok" if ratio >= 1 - TARGET else f"more than {TARGET:.0%} below"
         print(f"Slurm+Ray (whole job) / local: {ratio:.3f} ({verdict})")

@@ -23,6 +23,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from satsweep import engine, sweep  # noqa: E402
+from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
 
 TARGET = 0.90
 
@@ -37,7 +38,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-sweep-") as scratch:
         results = Path(args.results or scratch)
+        started = utc_now()
         report = sweep.run(args.sweep, cores=args.cores, results=results)
+        ended = utc_now()
         if not report.ok:
             print(f"the sweep failed (see {report.log})", file=sys.stderr)
             return 1
@@ -49,6 +52,7 @@ def main() -> int:
         n, busy = con.execute(
             "SELECT count(*), sum(elapsed_seconds) FROM read_parquet(?)", [runs_file]
         ).fetchone()
+        spent = timeline(Path(runs_file), started, ended, args.cores)
         per_link = con.execute(
             "SELECT link, count(*), avg(elapsed_seconds), max(elapsed_seconds) "
             "FROM read_parquet(?) GROUP BY link ORDER BY link",
@@ -62,6 +66,7 @@ def main() -> int:
     print(f"sweep wall seconds:       {report.wall_seconds:.1f}")
     verdict = "ok" if efficiency >= TARGET else f"below the target {TARGET:.2f}"
     print(f"sweep efficiency:         {efficiency:.3f} ({verdict})")
+    print("\n".join(spent.lines()))
     return 0
 
 

@@ -242,7 +242,7 @@ def _run(args: argparse.Namespace) -> int:
     state = report.state
     where = f"on {args.cores} cores"
     if execution.remote:
-        where = f"through --executor {args.executor} ({args.jobs or args.cores} jobs at once)"
+        where = f"through --executor {args.executor} ({args.jobs or args.cores} slots)"
     console.print(
         f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
@@ -432,14 +432,15 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
         "--jobs",
         type=_positive,
         metavar="N",
-        help="remote executors: Snakemake jobs at once (default --cores)",
+        help="remote executors: job slots, the jobs running at once (default --cores); one "
+        "more job per slot waits queued in the executor",
     )
     p.add_argument(
         "--group-size",
         type=_positive,
         metavar="K",
         help="remote executors: configurations per remote job, run one after the other "
-        f"(default: about {sweep.GROUPS_PER_SLOT} jobs per slot, see workflow/README.md)",
+        "(default: groups that shrink towards the end of the sweep, see workflow/README.md)",
     )
     p.add_argument(
         "--profile",

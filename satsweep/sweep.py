@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 
-from satsweep import engine, store
+from satsweep import engine, schedule, store
 from satsweep.design import Design, load_design
 
 __all__ = [
@@ -67,19 +67,18 @@ class SweepReport:
 #: Executors that run Snakemake's jobs elsewhere (remote executors with a shipped profile).
 PROFILES = engine.REPO_ROOT / "ray_jobs" / "profiles"
 
-#: How many groups of configurations per job slot a remote run aims for by default: enough
-#: groups to balance the slots at the end of the sweep, few enough to amortise each remote
-#: job's start-up (~2 s of a `python -m snakemake --mode remote`), see workflow/README.md.
-GROUPS_PER_SLOT = 6
+#: Jobs queued in a remote executor beyond its slots, per slot: a slot that frees up starts the
+#: next job at once instead of at Snakemake's next status check.
+QUEUED_PER_SLOT = 1
 
 
 @dataclass(frozen=True)
 class Execution:
     """Where Snakemake runs the jobs: locally (``executor=None``) or through a remote executor.
 
-    ``jobs``: remote jobs at once (the cluster's CPU count); ``group_size``: configurations per
-    remote job (None: automatic, see :func:`group_size`); ``profile``: a Snakemake profile
-    directory (default: ``ray_jobs/profiles/<executor>`` when it exists).
+    ``jobs``: the executor's job slots (the cluster's CPU count); ``group_size``: configurations
+    per remote job (None: shrinking groups, see satsweep/schedule.py); ``profile``: a Snakemake
+    profile directory (default: ``ray_jobs/profiles/<executor>`` when it exists).
     """
 
     executor: str | None = None
@@ -101,11 +100,6 @@ class Execution:
 LOCAL = Execution()
 
 
-def group_size(n_configurations: int, slots: int, per_slot: int = GROUPS_PER_SLOT) -> int:
-    """Configurations per remote job: about ``per_slot`` jobs per slot, at least 1 each."""
-    return max(1, -(-n_configurations // (max(slots, 1) * per_slot)))
-
-
 def snakemake_command(
     design_path: Path,
     results: Path,
@@ -113,33 +107,40 @@ def snakemake_command(
     cores: int,
     keep_going: bool,
     execution: Execution = LOCAL,
-    n_configurations: int = 1,
+    design: Design | None = None,
 ) -> list[str]:
     """The Snakemake command line of a run (the Snakefile of this repository).
 
-    Locally: ``--cores N``. Through a remote executor: ``--executor E --jobs J`` and the
-    `simulate` jobs batched into groups of ``group_size`` configurations that run one after the
-    other in one remote job (``--groups simulate=sims --group-components sims=K --cores 1``:
-    a group job then asks for one CPU).
+    Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
+    ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
+    the group jobs of :func:`satsweep.schedule.plan` (``--config slots=J``, which the Snakefile
+    passes to the same plan, and ``--group-components`` so that each group is one job, run
+    one configuration after the other: ``--cores 1``, a group job asks for one CPU).
     """
     command = [
         sys.executable, "-m", "snakemake",
         "--snakefile", str(SNAKEFILE),
         "--directory", str(store_dir),
     ]  # fmt: skip
+    settings = [f"sweep={design_path}", f"results={results}"]
     if execution.remote:
-        jobs = execution.jobs or cores
-        size = execution.group_size or group_size(n_configurations, jobs)
+        slots = execution.jobs or cores
         profile = execution.profile_dir()
         if profile is not None:
             command += ["--profile", str(profile)]
-        command += ["--executor", str(execution.executor), "--jobs", str(jobs), "--cores", "1"]
-        if size > 1:
-            command += ["--groups", "simulate=sims", "--group-components", f"sims={size}"]
+        queue = slots * (1 + QUEUED_PER_SLOT)
+        command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
+        settings.append(f"slots={slots}")
+        if execution.group_size:
+            settings.append(f"group_size={execution.group_size}")
+        if design is None:
+            design = load_design(design_path)
+        groups = schedule.plan(design, slots, execution.group_size).group_sizes()
+        command += ["--group-components", *(f"{g}={n}" for g, n in groups.items())]
     else:
         command += ["--cores", str(cores)]
     command += [
-        "--config", f"sweep={design_path}", f"results={results}",
+        "--config", *settings,
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
         "--rerun-incomplete",
         # Snakemake takes an existing runs.parquet as up to date even when run manifests are
@@ -209,7 +210,7 @@ def run(
             cores,
             keep_going,
             execution,
-            len(design.configurations),
+            design,
         )
         with open(log, "w") as out:
             proc = subprocess.Popen(

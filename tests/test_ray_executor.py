@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -209,16 +211,17 @@ def _base_env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """Head (1 CPU) + one worker node (1 CPU), token authentication on."""
+@contextmanager
+def token_cluster(extra_env: dict[str, str] | None = None) -> Iterator[RayCluster]:
+    """Head (1 CPU) + one worker node (1 CPU), token authentication on; stopped by PID after,
+    failing if any of its processes is left."""
     root = Path(tempfile.mkdtemp(prefix="satsweep-ray-", dir="/tmp"))
     token = secrets.token_hex(32)
     token_file = root / "auth_token"
     token_file.touch(mode=0o600)
     token_file.write_text(token)
     env = _base_env() | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file)}
-    c = RayCluster(root=root, port=_free_port(), token=token, env=env)
+    c = RayCluster(root=root, port=_free_port(), token=token, env=env | (extra_env or {}))
     try:
         c.start_head()
         _wait_until(c.gcs_listening, 60, "the head's GCS port")
@@ -230,6 +233,12 @@ def cluster():
         logs = {p.name: p.read_text(errors="replace")[-2000:] for p in root.glob("node*.log")}
         shutil.rmtree(root, ignore_errors=True)
         assert not left, f"Ray processes left behind: {left}; node logs: {logs}"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[RayCluster]:
+    with token_cluster() as c:
+        yield c
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +22,7 @@ import yaml
 
 from satsweep import cli, engine, store, submit
 from satsweep.design import load_design
-from tests.test_ray_executor import RayCluster, _base_env, _free_port, _wait_until
+from tests.test_ray_executor import _base_env, _wait_until, token_cluster
 
 REPO = engine.REPO_ROOT
 SMOKE = REPO / "sweeps" / "smoke.yaml"
@@ -276,63 +274,37 @@ def test_bad_design_is_refused_like_run(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """Head + one worker node (1 CPU each), token authentication on (test_ray_executor's)."""
-    root = Path(tempfile.mkdtemp(prefix="satsweep-ray-", dir="/tmp"))
-    token_file = root / "auth_token"
-    token_file.touch(mode=0o600)
-    token_file.write_text(secrets.token_hex(32))
-    env = _base_env() | {
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN_PATH": str(token_file),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), _base_env().get("PYTHONPATH")])),
-    }
-    c = RayCluster(root=root, port=_free_port(), token=token_file.read_text(), env=env)
-    try:
-        c.start_head()
-        _wait_until(c.gcs_listening, 60, "the head's GCS port")
-        c.add_worker()
-        c.wait_for_cpus(2)
+    """test_ray_executor's cluster, whose jobs import this checkout's satsweep."""
+    path = os.pathsep.join(filter(None, [str(REPO), _base_env().get("PYTHONPATH")]))
+    with token_cluster({"PYTHONPATH": path}) as c:
         yield c
-    finally:
-        left = c.stop()
-        shutil.rmtree(root, ignore_errors=True)
-        assert not left, f"Ray processes left behind: {left}"
 
 
-@pytest.mark.parametrize("group_size", ["1", "2"])
-def test_run_through_ray_gives_the_local_rows(ray_cluster, local_smoke, tmp_path, group_size):
+@pytest.mark.parametrize(("group_size", "tasks"), [("1", 4), ("2", 2), (None, 1)])
+def test_run_through_ray_gives_the_local_rows(
+    ray_cluster, local_smoke, tmp_path, group_size, tasks
+):
+    """Groups of 1 and 2 configurations, and the automatic ones: the smoke sweep's four tiny
+    configurations (well under the smallest group's estimated seconds) make one group."""
     results = tmp_path / "results"
     env = ray_cluster.env | {"SNAKEMAKE_RAY_ADDRESS": ray_cluster.address}
     t0 = time.monotonic()
+    size = ["--group-size", group_size] if group_size else []
     proc = subprocess.run(
         [sys.executable, "-m", "satsweep.cli", "run", str(SMOKE), "--results", str(results)]
-        + ["--executor", "ray", "--jobs", "2", "--group-size", group_size],
+        + ["--executor", "ray", "--jobs", "2", *size],
         env=env,
         capture_output=True,
         text=True,
         timeout=180,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    print(f"smoke through --executor ray, groups of {group_size}: {time.monotonic() - t0:.1f} s")
+    print(
+        f"smoke through --executor ray, groups of {group_size or 'auto'}: {time.monotonic() - t0:.1f} s"
+    )
     assert "8/8 runs done" in proc.stderr and "--executor ray" in proc.stderr
     store_dir = results / "smoke"
     assert metric_rows(store_dir) == local_smoke
     logs = list((store_dir / ".snakemake" / "ray_logs").rglob("*.log"))
-    assert len(logs) == 4 // int(group_size)  # one Ray task per group of configurations
+    assert len(logs) == tasks  # one Ray task per group of configurations
     assert ray_cluster.token not in proc.stderr + proc.stdout
-
-
-def test_local_command_is_unchanged():
-    """Without --executor the Snakemake command is the local one of before (no groups)."""
-    from satsweep import sweep
-
-    command = sweep.snakemake_command(SMOKE, Path("/r"), Path("/r/smoke"), 2, False)
-    assert command[command.index("--cores") + 1] == "2"
-    assert not {"--executor", "--groups", "--group-components", "--jobs"} & set(command)
-    remote = sweep.snakemake_command(
-        SMOKE, Path("/r"), Path("/r/smoke"), 2, False, sweep.Execution("ray", jobs=4), 72
-    )
-    assert remote[remote.index("--executor") + 1] == "ray"
-    assert remote[remote.index("--group-components") + 1] == "sims=3"  # 72 / (4 x 6)
-    assert remote[remote.index("--cores") + 1] == "1"  # a group job asks for one CPU
-    assert sweep.group_size(4, 2) == 1 and sweep.group_size(72, 2) == 6

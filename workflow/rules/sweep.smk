@@ -1,10 +1,12 @@
 # One job per configuration (design point): it runs the configuration's replications that are
 # not done yet, one after the other, each into its own files (satsweep/store.py). The job's
 # output is a small manifest named after r, so raising r reruns the job, which then runs only the
-# new replications. `collect` compacts every finished run into runs.parquet and
-# connections.parquet. Jobs are `python -m satsweep.jobs ...` (a lean entry point: ~0.4 s of
-# start-up per job) and locate the store from their output paths: any executor with a shared
-# file system runs them as they are. See workflow/README.md.
+# new replications. Priorities put the longest configurations first; through remote executors
+# the configurations are batched into group jobs (satsweep/schedule.py). `collect` compacts
+# every finished run into runs.parquet and connections.parquet. Jobs are
+# `python -m satsweep.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
+# store from their output paths: any executor with a shared file system runs them as they are.
+# See workflow/README.md.
 
 
 wildcard_constraints:
@@ -23,6 +25,8 @@ rule simulate:
     threads: 1
     resources:
         mem_mb=DESIGN.resources.mem_mb,
+    priority: lambda wildcards: SCHEDULE.priority[wildcards.config_id]
+    group: lambda wildcards: SCHEDULE.group.get(wildcards.config_id)
     shell:
         "{params.python:q} -m satsweep.jobs simulate {params.sweep:q} {wildcards.config_id}"
         " {output:q} > {log:q} 2>&1"

@@ -14,7 +14,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import AsyncGenerator, Optional
 
-import ray
 from snakemake_interface_common.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
 from snakemake_interface_executor_plugins.executors.remote import RemoteExecutor
@@ -27,15 +26,24 @@ __all__ = ["Executor", "ExecutorSettings", "common_settings", "ray_resources"]
 
 LOG_DIR = os.path.join(".snakemake", "ray_logs")
 
-#: Failures of the machinery rather than of the job: the job is resubmitted.
-LOST = (
-    ray.exceptions.WorkerCrashedError,
-    ray.exceptions.NodeDiedError,
-    ray.exceptions.LocalRayletDiedError,
-    ray.exceptions.ObjectLostError,
-    ray.exceptions.OutOfMemoryError,
-    ray.exceptions.RaySystemError,
-)
+# `ray` is imported where it is used, not here: Snakemake imports every installed executor
+# plugin in every Snakemake process, including each remote job's, and `import ray` costs
+# ~0.4 s there.
+
+
+def lost_errors() -> tuple[type[Exception], ...]:
+    """Failures of the machinery rather than of the job: the job is resubmitted."""
+    import ray
+
+    return (
+        ray.exceptions.WorkerCrashedError,
+        ray.exceptions.NodeDiedError,
+        ray.exceptions.LocalRayletDiedError,
+        ray.exceptions.ObjectLostError,
+        ray.exceptions.OutOfMemoryError,
+        ray.exceptions.RaySystemError,
+    )
+
 
 #: How long the driver waits for the cluster's GCS to answer before giving up.
 PROBE_TIMEOUT_S = 15.0
@@ -143,6 +151,8 @@ AUTH_HINT = (
 
 
 def _is_auth_error(error: BaseException) -> bool:
+    import ray
+
     seen: list[BaseException] = []
     while error is not None and error not in seen:
         seen.append(error)
@@ -193,6 +203,8 @@ def probe(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
 
 class Executor(RemoteExecutor):
     def __post_init__(self) -> None:
+        import ray
+
         settings: ExecutorSettings = self.workflow.executor_settings
         address = settings.address or os.environ.get("RAY_ADDRESS")
         if not address:
@@ -235,6 +247,8 @@ class Executor(RemoteExecutor):
     # -- cluster view --------------------------------------------------------------------
 
     def _alive_nodes(self, refresh: bool = False) -> list[dict[str, float]]:
+        import ray
+
         now = time.monotonic()
         if refresh or now - self._nodes_at > NODES_TTL_S:
             self._nodes = [n["Resources"] for n in ray.nodes() if n.get("Alive")]
@@ -260,6 +274,12 @@ class Executor(RemoteExecutor):
             name=f"snakemake-{job_info.job.name}-{job_info.job.jobid}",
         ).remote(aux["command"], self.workdir, aux["logfile"], self.envvars(), aux["tail"])
 
+    def run_jobs(self, jobs: list[JobExecutorInterface]) -> None:
+        # Ray starts waiting tasks of one shape in submission order: submit the jobs of a batch
+        # by the workflow's priority (highest first), so that a workflow that ranks its longest
+        # jobs first does not end on one of them.
+        super().run_jobs(sorted(jobs, key=lambda job: -getattr(job, "priority", 0)))
+
     def run_job(self, job: JobExecutorInterface) -> None:
         request = ray_resources(job.threads, dict(job.resources), not self.settings.ignore_memory)
         info = SubmittedJobInfo(
@@ -282,8 +302,11 @@ class Executor(RemoteExecutor):
     async def check_active_jobs(
         self, active_jobs: list[SubmittedJobInfo]
     ) -> AsyncGenerator[SubmittedJobInfo, None]:
+        import ray
+
         if not active_jobs:
             return
+        lost = lost_errors()
         refs = [info.aux["ref"] for info in active_jobs]
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0, fetch_local=False)
         ready = set(ready)
@@ -302,7 +325,7 @@ class Executor(RemoteExecutor):
                 continue
             try:
                 code, tail = ray.get(info.aux["ref"])
-            except LOST as e:
+            except lost as e:
                 if info.aux["attempt"] < self.settings.max_retries:
                     info.aux["attempt"] += 1
                     self.logger.warning(
@@ -341,6 +364,8 @@ class Executor(RemoteExecutor):
     # -- cancellation and shutdown ---------------------------------------------------------
 
     def cancel_jobs(self, active_jobs: list[SubmittedJobInfo]) -> None:
+        import ray
+
         if active_jobs:
             self.logger.info(f"Cancelling {len(active_jobs)} Ray task(s).")
         for info in active_jobs:
@@ -352,6 +377,8 @@ class Executor(RemoteExecutor):
                     self.logger.debug(f"ray.cancel of job {info.job.jobid}: {e}")
 
     def shutdown(self) -> None:
+        import ray
+
         super().shutdown()
         ray.shutdown()
 

@@ -1,0 +1,94 @@
+"""The order of a sweep's jobs and, for remote executors, their batching into group jobs.
+
+Both serve one aim: every job slot busy until the end of the sweep.
+
+- **Order.** Each configuration's job gets a Snakemake priority that ranks the configurations
+  by their estimated cost (:func:`satsweep.engine.estimated_seconds` x replications), longest
+  first: the sweep then ends on short jobs, not on a long one while the other slots idle
+  (longest-processing-time-first). Every executor honours it.
+- **Batches** (remote executors only, where each job is a fresh ``snakemake --mode remote`` of
+  ~1 s): the configurations, in that order, are cut into groups whose estimated cost shrinks
+  as the sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still
+  left, but at least ``min_group_seconds`` (guided self-scheduling, "factoring"): a few big
+  groups first, which pay little start-up, and small ones at the end, which the free slots
+  share out between them. A wrong estimate costs efficiency, never results.
+
+The Snakefile and ``satsweep run`` both call :func:`plan` on the same design and settings, so
+the groups that the workflow names and the ``--group-components`` on the command line agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from satsweep import engine
+from satsweep.design import Configuration, Design
+
+__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "plan"]
+
+#: Each group takes 1 / (FACTOR x slots) of the estimated work left (2: the usual factoring).
+FACTOR = 2
+
+#: The smallest group, in estimated seconds of runs: about ten times a remote job's start-up,
+#: so that start-up stays near a tenth of the last, smallest groups.
+MIN_GROUP_SECONDS = 12.0
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Priorities of the configurations' jobs and their groups (empty: no groups)."""
+
+    priority: dict[str, int]  # config_id -> Snakemake priority, the longest highest
+    group: dict[str, str] = field(default_factory=dict)  # config_id -> group name
+
+    def group_sizes(self) -> dict[str, int]:
+        """Configurations per group, in the order the groups run."""
+        sizes: dict[str, int] = {}
+        for name in self.group.values():
+            sizes[name] = sizes.get(name, 0) + 1
+        return sizes
+
+
+def configuration_seconds(design: Design, config: Configuration) -> float:
+    """Estimated seconds of a configuration's job: its replications, one after the other."""
+    return design.replications * engine.estimated_seconds(config.params)
+
+
+def plan(
+    design: Design,
+    slots: int | None = None,
+    group_size: int | None = None,
+    min_group_seconds: float = MIN_GROUP_SECONDS,
+) -> Schedule:
+    """The schedule of a design's configuration jobs.
+
+    ``slots=None``: priorities only (local execution). With ``slots`` (the remote executor's
+    job slots): groups too, of ``group_size`` configurations each when given, else shrinking
+    as described in the module's docstring.
+    """
+    costs = {c.config_id: configuration_seconds(design, c) for c in design.configurations}
+    ranked = sorted(design.configurations, key=lambda c: (-costs[c.config_id], c.index))
+    priority = {c.config_id: len(ranked) - rank for rank, c in enumerate(ranked)}
+    if slots is None:
+        return Schedule(priority)
+
+    groups: list[list[str]] = [[]]
+    left = sum(costs.values())
+    share = FACTOR * max(1, slots)
+    target = max(left / share, min_group_seconds)
+    in_group = 0.0
+    for config in ranked:
+        groups[-1].append(config.config_id)
+        in_group += costs[config.config_id]
+        full = len(groups[-1]) >= group_size if group_size else in_group >= target
+        if full:
+            left -= in_group
+            target = max(left / share, min_group_seconds)
+            in_group = 0.0
+            groups.append([])
+    groups = [members for members in groups if members]
+    width = len(str(len(groups)))
+    return Schedule(
+        priority,
+        {cid: f"sims{i + 1:0{width}d}" for i, members in enumerate(groups) for cid in members},
+    )

@@ -1,0 +1,120 @@
+"""The order and batching of a sweep's jobs (satsweep/schedule.py, engine.estimated_seconds),
+and that Snakemake follows them."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from satsweep import cli, engine, schedule, sweep
+from satsweep.design import load_design
+
+REPO = engine.REPO_ROOT
+QUICK = REPO / "sweeps" / "goyal98-quick.yaml"
+
+
+def group_costs(design, plan: schedule.Schedule) -> list[float]:
+    costs: dict[str, float] = {}
+    for config in design.configurations:
+        name = plan.group[config.config_id]
+        costs[name] = costs.get(name, 0.0) + schedule.configuration_seconds(design, config)
+    return [costs[name] for name in plan.group_sizes()]
+
+
+def test_estimate_scales_with_pairs_and_time_and_ranks_wan_above_satellites():
+    base = {"link": "wan", "clients": 50, "simTime": 30}
+    wan = engine.estimated_seconds(base)
+    assert engine.estimated_seconds(base | {"clients": 100}) == pytest.approx(2 * wan)
+    assert engine.estimated_seconds(base | {"simTime": 90}) == pytest.approx(3 * wan)
+    for link in ("meo", "geo"):
+        assert engine.estimated_seconds(base | {"link": link}) < wan / 5
+    # satnet's defaults: WAN, 100 pairs, 100 s
+    assert engine.estimated_seconds({}) == pytest.approx(engine.estimated_seconds(base) * 20 / 3)
+
+
+def test_priorities_rank_the_longest_configurations_first():
+    design = load_design(QUICK)
+    plan = schedule.plan(design)
+    assert sorted(plan.priority.values()) == list(range(1, 73))
+    assert not plan.group  # no slots: no groups (local execution)
+    by_link: dict[str, list[int]] = {}
+    for config in design.configurations:
+        by_link.setdefault(config.params["link"], []).append(plan.priority[config.config_id])
+    assert min(by_link["wan"]) > max(by_link["meo"] + by_link["geo"])
+    # equal estimates keep the order of the file
+    wan = [c for c in design.configurations if c.params["link"] == "wan"]
+    assert [plan.priority[c.config_id] for c in wan] == list(range(72, 48, -1))
+
+
+def test_groups_shrink_and_cover_every_configuration_once():
+    design = load_design(QUICK)
+    plan = schedule.plan(design, slots=2)
+    assert set(plan.group) == {c.config_id for c in design.configurations}
+    sizes = plan.group_sizes()
+    assert sum(sizes.values()) == 72
+    costs = group_costs(design, plan)
+    assert costs == sorted(costs, reverse=True)  # big groups first, small ones at the end
+    total = sum(costs)
+    assert costs[0] >= total / (schedule.FACTOR * 2)  # the first takes its share of the work
+    assert all(c >= schedule.MIN_GROUP_SECONDS for c in costs[:-1])  # the last takes the rest
+    # groups run in the order of their members' priorities: group 1 holds the longest
+    first = [cid for cid, name in plan.group.items() if name == next(iter(sizes))]
+    assert {plan.priority[cid] for cid in first} == set(range(72, 72 - len(first), -1))
+
+
+def test_more_slots_make_smaller_groups_and_fixed_size_is_honoured():
+    design = load_design(QUICK)
+    assert len(schedule.plan(design, slots=8).group_sizes()) > len(
+        schedule.plan(design, slots=2).group_sizes()
+    )
+    wide = schedule.plan(design, slots=64)
+    assert max(group_costs(design, wide)) == pytest.approx(
+        max(schedule.configuration_seconds(design, c) for c in design.configurations)
+    )  # with slots to spare, the longest configurations run alone
+    fixed = schedule.plan(design, slots=2, group_size=5)
+    assert list(fixed.group_sizes().values()) == [5] * 14 + [2]
+    assert len(fixed.group_sizes()) == math.ceil(72 / 5)
+
+
+def test_remote_command_names_the_workflows_groups():
+    design = load_design(QUICK)
+    local = sweep.snakemake_command(QUICK, Path("/r"), Path("/r/q"), 2, False)
+    assert local[local.index("--cores") + 1] == "2"
+    assert not {"--executor", "--group-components", "--jobs"} & set(local)
+    assert not any(a.startswith(("slots=", "group_size=")) for a in local)
+
+    remote = sweep.snakemake_command(
+        QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4), design
+    )
+    assert remote[remote.index("--executor") + 1] == "ray"
+    assert remote[remote.index("--cores") + 1] == "1"  # a group job asks for one CPU
+    assert remote[remote.index("--jobs") + 1] == str(4 * (1 + sweep.QUEUED_PER_SLOT))
+    assert "slots=4" in remote
+    start = remote.index("--group-components") + 1
+    named = dict(a.split("=") for a in remote[start : remote.index("--config")])
+    expected = schedule.plan(design, slots=4).group_sizes()
+    assert named == {name: str(n) for name, n in expected.items()}
+
+
+def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):
+    """One core, two configurations: the WAN one (second in the file, ~7x the estimate of the
+    GEO one) starts first because of its priority, as its start time in the store shows."""
+    design = tmp_path / "order.yaml"
+    design.write_text(
+        "study: order\nfactors:\n  link: [geo, wan]\n"
+        "fixed:\n  clients: 5\n  simTime: 5\nreplications: 1\n"
+    )
+    results = tmp_path / "results"
+    assert cli.main(["run", str(design), "--results", str(results), "--cores", "1"]) == 0
+    started = (
+        duckdb.connect()
+        .execute(
+            "SELECT link FROM read_parquet(?) ORDER BY started_at",
+            [str(results / "order" / "runs.parquet")],
+        )
+        .fetchall()
+    )
+    assert [link for (link,) in started] == ["wan", "geo"]
