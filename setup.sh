@@ -7,6 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 
 PYTHON=${PYTHON:-python3}
 NS3_WHEEL="ns3==3.44.post0"
+SLURM_PLUGIN_VERSION=2.8.0
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -24,6 +25,21 @@ log "installing $NS3_WHEEL and satsweep"
 log "installing the Ray executor plugin"
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
   ./ray_jobs/snakemake-executor-plugin-ray
+# The Snakemake executor plugin for Slurm, apart from site-packages: Snakemake imports every
+# plugin it finds in every Snakemake process, and this one costs ~0.45 s there (pandas), plus
+# an `scontrol show config` that waits ~9 s wherever Slurm is installed but its controller is
+# down. `satsweep run --executor slurm` adds the directory to PYTHONPATH; its dependencies are
+# satsweep's (pyproject.toml). An earlier setup.sh installed it into site-packages: removed.
+slurm_plugins=.venv/executor-plugins/slurm
+if .venv/bin/pip show --quiet snakemake-executor-plugin-slurm 2>/dev/null; then
+  .venv/bin/pip uninstall --quiet --disable-pip-version-check -y snakemake-executor-plugin-slurm
+fi
+if [ ! -d "$slurm_plugins/snakemake_executor_plugin_slurm-$SLURM_PLUGIN_VERSION.dist-info" ]; then
+  log "installing the Slurm executor plugin into $slurm_plugins"
+  rm -rf "$slurm_plugins"
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps --target "$slurm_plugins" \
+    "snakemake-executor-plugin-slurm==$SLURM_PLUGIN_VERSION"
+fi
 
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 ns3_dir="$site/ns3/lib64/cmake/ns3"

@@ -72,12 +72,13 @@ def main() -> int:
     parser.add_argument("--partition")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait for the job")
     parser.add_argument("--local", action="store_true", help="also run the local executor")
+    parser.add_argument("--keep", metavar="DIR", help="keep the stores in DIR/cluster, DIR/local")
     args = parser.parse_args()
     design = load_design(args.sweep)
     cores = args.nodes * args.cpus_per_node
 
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as scratch:
-        results = Path(scratch) / "cluster"
+        results = Path(args.keep or scratch) / "cluster"
         started = utc_now()
         start = time.monotonic()
         job = submit.submit(
@@ -131,7 +132,9 @@ def main() -> int:
     if args.local:
         with tempfile.TemporaryDirectory(prefix="bench-local-") as scratch:
             started = utc_now()
-            report = sweep.run(args.sweep, cores=cores, results=scratch)
+            report = sweep.run(
+                args.sweep, cores=cores, results=Path(args.keep or scratch) / "local"
+            )
             ended = utc_now()
             if not report.ok:
                 print(f"the local sweep failed (see {report.log})", file=sys.stderr)

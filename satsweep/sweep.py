@@ -168,10 +168,27 @@ def _die_with_parent() -> None:  # in the child, before exec: SIGTERM when satsw
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _environment() -> dict[str, str]:
+#: Snakemake executor plugins installed apart from site-packages (setup.sh), one directory per
+#: executor name: Snakemake imports every plugin it can find in every process it starts.
+EXECUTOR_PLUGINS = Path(sys.prefix) / "executor-plugins"
+
+
+def executor_plugin_path(executor: str | None) -> Path | None:
+    """The directory to put on PYTHONPATH for Snakemake's ``--executor``, if it has one."""
+    path = EXECUTOR_PLUGINS / str(executor)
+    return path if executor and path.is_dir() else None
+
+
+def snakemake_environment(executor: str | None = None) -> dict[str, str]:
+    """The environment of a Snakemake run: this checkout's satsweep first on PYTHONPATH (the
+    jobs import it, before any installed copy), and the executor's plugin if installed apart."""
     env = dict(os.environ)
-    # the jobs import this satsweep (the repository's), before any installed copy
-    paths = [str(engine.REPO_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    plugin = executor_plugin_path(executor)
+    paths = [
+        str(engine.REPO_ROOT),
+        *([str(plugin)] if plugin else []),
+        *filter(None, env.get("PYTHONPATH", "").split(os.pathsep)),
+    ]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
 
@@ -217,7 +234,7 @@ def run(
                 command,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env=_environment(),
+                env=snakemake_environment(execution.executor),
                 preexec_fn=_die_with_parent,
             )
             try:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from satsweep import sweep
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 PROFILE = REPO / "ray_jobs" / "profiles" / "slurm"
@@ -145,7 +147,14 @@ def test_snakemake_profile_runs_jobs_through_slurm(slurm, tmp_path):
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     cmd = [sys.executable, "-m", "snakemake", "--profile", str(PROFILE), "--executor", "slurm"]
     try:
-        proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=150)
+        proc = subprocess.run(
+            cmd,
+            cwd=tmp_path,
+            env=sweep.snakemake_environment("slurm"),  # the plugin is installed apart
+            capture_output=True,
+            text=True,
+            timeout=150,
+        )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"snakemake through Slurm did not finish in 150 s:\n{exc.stderr}")
     assert proc.returncode == 0, explain(proc)
