@@ -21,26 +21,34 @@ TcpParameters::Wan(TcpFlavor flavor)
     return p;
 }
 
+namespace
+{
+
+/// The satellite links' settings: segments of the ATM MTU (9180 B) and the link's window and
+/// initial ssthresh, which grow with its bandwidth-delay product.
 TcpParameters
-TcpParameters::Meo(TcpFlavor flavor)
+SatelliteParameters(TcpFlavor flavor, uint32_t windowBytes, uint32_t initialSsthreshBytes)
 {
     TcpParameters p;
     p.flavor = flavor;
     p.mss = 9180;
-    p.windowBytes = 2097120;
-    p.initialSsthreshBytes = 1125000;
+    p.windowBytes = windowBytes;
+    p.initialSsthreshBytes = initialSsthreshBytes;
     return p;
+}
+
+} // namespace
+
+TcpParameters
+TcpParameters::Meo(TcpFlavor flavor)
+{
+    return SatelliteParameters(flavor, 2097120, 1125000);
 }
 
 TcpParameters
 TcpParameters::Geo(TcpFlavor flavor)
 {
-    TcpParameters p;
-    p.flavor = flavor;
-    p.mss = 9180;
-    p.windowBytes = 4194240;
-    p.initialSsthreshBytes = 3093750;
-    return p;
+    return SatelliteParameters(flavor, 4194240, 3093750);
 }
 
 TcpFlavorHelper::TcpFlavorHelper(const TcpParameters& parameters)
