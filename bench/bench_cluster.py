@@ -1,6 +1,7 @@
 """Benchmark of a sweep through Slurm+Ray: `satsweep submit` on this machine's Slurm.
 
     .venv/bin/python bench/bench_cluster.py [SWEEP] [--nodes 1] [--cpus-per-node 2] [--local]
+        [--keep DIR]
 
 Submits SWEEP (default sweeps/goyal98-quick.yaml) into a fresh results directory with
 `satsweep submit` (one batch job: a Ray cluster in the allocation, `satsweep run --executor ray`
@@ -12,7 +13,8 @@ defines it,
 twice: over the whole job (submit to the job's end: Slurm's scheduling, Ray's start and stop
 included) and over the driver alone (satsweep run's start to its end, as bench_sweep.py measures
 the local run). The overhead per remote job is the cores' time not spent in simulations,
-divided by the number of Snakemake jobs Ray ran. With --local the same sweep then runs through
+divided by the number of Snakemake jobs Ray ran; bench/timeline.py splits the idle
+core-seconds into before the first run, between runs and at the end. With --local the same sweep then runs through
 the local executor (bench_sweep.py's measurement) for comparison. Target: the cluster's
 efficiency within 5% of the local executor's. Needs a running Slurm
 (`ray_jobs/slurm/local-cluster.sh start`).
@@ -49,7 +51,12 @@ def busy_seconds(runs_file: Path) -> tuple[int, float]:
 
 def log_times(output: Path) -> dict[str, dt.datetime]:
     """Times of the batch script's milestones, from its log lines ([ray-cluster HH:MM:SS])."""
-    marks = {"job": "job ", "ray_up": "Ray up:", "driver_end": "satsweep run exited"}
+    marks = {
+        "job": "job ",
+        "ray_up": "Ray up:",
+        "driver": "driver started",
+        "driver_end": "satsweep run exited",
+    }
     found: dict[str, dt.datetime] = {}
     today = dt.date.today()
     for line in output.read_text(errors="replace").splitlines():
@@ -113,11 +120,10 @@ def main() -> int:
     print(f"job wall seconds (submit-end): {wall:.1f}")
     efficiency = busy / (cores * wall)
     print(f"sweep efficiency, whole job:   {efficiency:.3f}")
-    print("\n".join(spent.lines()))
     driver = None
-    if "ray_up" in times and "driver_end" in times:
+    if {"ray_up", "driver", "driver_end"} <= times.keys():
         ray_start = (times["ray_up"] - times.get("job", times["ray_up"])).total_seconds()
-        driver = (times["driver_end"] - times["ray_up"]).total_seconds()
+        driver = (times["driver_end"] - times["driver"]).total_seconds()
         print(f"  of which Ray start-up:       ~{ray_start:.0f} s (1 s resolution)")
         print(f"driver wall seconds:           ~{driver:.0f}")
         print(f"sweep efficiency, driver:      {busy / (cores * driver):.3f}")
@@ -128,6 +134,7 @@ def main() -> int:
             f"({len(design.configurations)} configurations)"
         )
         print(f"overhead per remote job:       {overhead:.2f} core-seconds")
+    print("\n".join(spent.lines()))
 
     if args.local:
         with tempfile.TemporaryDirectory(prefix="bench-local-") as scratch:
