@@ -30,7 +30,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from satsweep import engine, submit, sweep  # noqa: E402
@@ -38,15 +37,6 @@ from satsweep.design import load_design  # noqa: E402
 from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
 
 TARGET = 0.05  # relative to the local executor's efficiency
-
-
-def busy_seconds(runs_file: Path) -> tuple[int, float]:
-    n, busy = (
-        duckdb.connect()
-        .execute("SELECT count(*), sum(elapsed_seconds) FROM read_parquet(?)", [str(runs_file)])
-        .fetchone()
-    )
-    return n, busy
 
 
 def log_times(output: Path) -> dict[str, dt.datetime]:
@@ -109,8 +99,8 @@ def main() -> int:
             print(f"no runs.parquet; the job's log ({output}):", file=sys.stderr)
             print(output.read_text(errors="replace")[-3000:], file=sys.stderr)
             return 1
-        n, busy = busy_seconds(runs_file)
         spent = timeline(runs_file, started, ended, cores)
+        n, busy = spent.runs, spent.busy
         times = log_times(output)
         remote_jobs = len(list((store_dir / ".snakemake" / "ray_logs").rglob("*.log")))
         print(output.read_text(errors="replace").rstrip())
@@ -146,8 +136,8 @@ def main() -> int:
             if not report.ok:
                 print(f"the local sweep failed (see {report.log})", file=sys.stderr)
                 return 1
-            n_local, busy_local = busy_seconds(report.store / "runs.parquet")
             spent_local = timeline(report.store / "runs.parquet", started, ended, cores)
+            n_local, busy_local = spent_local.runs, spent_local.busy
         local = busy_local / (cores * report.wall_seconds)
         print(
             f"\nlocal executor: {n_local} runs, {busy_local:.1f} s of runs in "

@@ -49,10 +49,8 @@ def main() -> int:
             return 1
         con = duckdb.connect()
         runs_file = str(report.store / "runs.parquet")
-        n, busy = con.execute(
-            "SELECT count(*), sum(elapsed_seconds) FROM read_parquet(?)", [runs_file]
-        ).fetchone()
         spent = timeline(Path(runs_file), started, ended, args.cores)
+        n, busy = spent.runs, spent.busy
         per_link = con.execute(
             "SELECT link, count(*), avg(elapsed_seconds), max(elapsed_seconds) "
             "FROM read_parquet(?) GROUP BY link ORDER BY link",

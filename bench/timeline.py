@@ -21,6 +21,7 @@ import duckdb
 @dataclass(frozen=True)
 class Timeline:
     cores: int
+    runs: int  # runs in the store
     span: float  # seconds from the sweep's start to its end
     busy: float  # core-seconds of runs
     start: float  # idle core-seconds before the first run
@@ -48,13 +49,12 @@ def timeline(runs_file: Path, started: dt.datetime, ended: dt.datetime, cores: i
         )
         .fetchall()
     )
-    t0 = started
     events: list[tuple[float, int]] = []
     for start, seconds in rows:
-        s = (start - t0).total_seconds()
+        s = (start - started).total_seconds()
         events += [(s, +1), (s + seconds, -1)]
     events.sort()
-    span = (ended - t0).total_seconds()
+    span = (ended - started).total_seconds()
     busy = sum(seconds for _, seconds in rows)
     first = events[0][0] if events else span
     # the last moment all cores were busy (or the first run's start if that never happened)
@@ -65,10 +65,11 @@ def timeline(runs_file: Path, started: dt.datetime, ended: dt.datetime, cores: i
         if was_full and running < cores:
             last_full = time
     idle_start = cores * first
-    idle_after = cores * (span - last_full) - _busy_after(rows, t0, last_full)
+    idle_after = cores * (span - last_full) - _busy_after(rows, started, last_full)
     idle_total = cores * span - busy
     return Timeline(
         cores=cores,
+        runs=len(rows),
         span=span,
         busy=busy,
         start=idle_start,

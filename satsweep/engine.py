@@ -64,9 +64,8 @@ def estimated_seconds(params: Mapping[str, object]) -> float:
     and a wrong estimate costs efficiency, never results. satnet's defaults fill in what
     `params` does not set (WAN, 100 pairs, 100 s).
     """
-    rate = SECONDS_PER_PAIR_SECOND.get(str(params.get("link", "wan")))
-    if rate is None:
-        rate = SECONDS_PER_PAIR_SECOND["wan"]
+    wan = SECONDS_PER_PAIR_SECOND["wan"]
+    rate = SECONDS_PER_PAIR_SECOND.get(str(params.get("link", "wan")), wan)
     try:
         return rate * float(params.get("clients", 100)) * float(params.get("simTime", 100))
     except (TypeError, ValueError):  # a value satnet will refuse anyway

@@ -19,6 +19,7 @@ the groups that the workflow names and the ``--group-components`` on the command
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from satsweep import engine
@@ -43,10 +44,7 @@ class Schedule:
 
     def group_sizes(self) -> dict[str, int]:
         """Configurations per group, in the order the groups run."""
-        sizes: dict[str, int] = {}
-        for name in self.group.values():
-            sizes[name] = sizes.get(name, 0) + 1
-        return sizes
+        return dict(Counter(self.group.values()))
 
 
 def configuration_seconds(design: Design, config: Configuration) -> float:
@@ -72,21 +70,23 @@ def plan(
     if slots is None:
         return Schedule(priority)
 
-    groups: list[list[str]] = [[]]
+    groups: list[list[str]] = []
+    group: list[str] = []
     left = sum(costs.values())
     share = FACTOR * max(1, slots)
     target = max(left / share, min_group_seconds)
     in_group = 0.0
     for config in ranked:
-        groups[-1].append(config.config_id)
+        group.append(config.config_id)
         in_group += costs[config.config_id]
-        full = len(groups[-1]) >= group_size if group_size else in_group >= target
+        full = len(group) >= group_size if group_size else in_group >= target
         if full:
+            groups.append(group)
             left -= in_group
             target = max(left / share, min_group_seconds)
-            in_group = 0.0
-            groups.append([])
-    groups = [members for members in groups if members]
+            group, in_group = [], 0.0
+    if group:
+        groups.append(group)
     width = len(str(len(groups)))
     return Schedule(
         priority,

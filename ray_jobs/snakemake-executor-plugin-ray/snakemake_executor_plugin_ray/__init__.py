@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, Optional
+from typing import Any, AsyncGenerator, Optional
 
 from snakemake_interface_common.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.executors.base import SubmittedJobInfo
@@ -52,50 +52,37 @@ PROBE_TIMEOUT_S = 15.0
 NODES_TTL_S = 10.0
 
 
+def _setting(default: object, help: str, env_var: bool = False) -> Any:
+    """A plugin setting: ``--ray-<name>`` on the command line (and SNAKEMAKE_RAY_<NAME> with
+    ``env_var``), optional, with its help text."""
+    return field(default=default, metadata={"help": help, "env_var": env_var, "required": False})
+
+
 @dataclass
 class ExecutorSettings(ExecutorSettingsBase):
-    address: Optional[str] = field(
-        default=None,
-        metadata={
-            "help": "Address of the running Ray cluster (HOST:PORT of the head's GCS). "
-            "Falls back to RAY_ADDRESS. Required: the plugin never guesses.",
-            "env_var": True,
-            "required": False,
-        },
+    address: Optional[str] = _setting(
+        None,
+        "Address of the running Ray cluster (HOST:PORT of the head's GCS). "
+        "Falls back to RAY_ADDRESS. Required: the plugin never guesses.",
+        env_var=True,
     )
-    max_retries: int = field(
-        default=2,
-        metadata={
-            "help": "How often a job is resubmitted when its Ray worker or node dies under it "
-            "(a job that fails by itself is not retried here: use Snakemake's --retries).",
-            "env_var": False,
-            "required": False,
-        },
+    max_retries: int = _setting(
+        2,
+        "How often a job is resubmitted when its Ray worker or node dies under it "
+        "(a job that fails by itself is not retried here: use Snakemake's --retries).",
     )
-    ignore_memory: bool = field(
-        default=False,
-        metadata={
-            "help": "Do not reserve the job's mem_mb as Ray 'memory' (only CPUs are reserved).",
-            "env_var": False,
-            "required": False,
-        },
+    ignore_memory: bool = _setting(
+        False,
+        "Do not reserve the job's mem_mb as Ray 'memory' (only CPUs are reserved).",
     )
-    status_interval: float = field(
-        default=1.0,
-        metadata={
-            "help": "Seconds between status checks of the running jobs (a local, cheap check "
-            "in Ray); replaces Snakemake's --seconds-between-status-checks.",
-            "env_var": False,
-            "required": False,
-        },
+    status_interval: float = _setting(
+        1.0,
+        "Seconds between status checks of the running jobs (a local, cheap check "
+        "in Ray); replaces Snakemake's --seconds-between-status-checks.",
     )
-    log_tail: int = field(
-        default=30,
-        metadata={
-            "help": "Lines of a failed job's output shown in the error message.",
-            "env_var": False,
-            "required": False,
-        },
+    log_tail: int = _setting(
+        30,
+        "Lines of a failed job's output shown in the error message.",
     )
 
 
