@@ -40,6 +40,7 @@ if not RAY.exists():
 
 sys.path.insert(0, str(PLUGIN_SRC))
 from snakemake_executor_plugin_ray import fits, ray_resources  # noqa: E402
+from snakemake_executor_plugin_ray._task import snakemake_argv  # noqa: E402
 
 SNAKEFILE = """\
 N = int(config.get("count", 6))
@@ -347,11 +348,51 @@ def test_sweep_completes_through_ray(cluster: RayCluster, workdir: Path) -> None
     assert used <= raylets and len(used) == 2, (used, raylets)
     logs = list((workdir / ".snakemake" / "ray_logs" / "job").glob("*.log"))
     assert len(logs) == 6
-    assert all("ray node" in log.read_text() for log in logs)
+    # Every job forked from its worker's warm Snakemake.
+    assert all(", warm start\n" in log.read_text() for log in logs)
     # The token never shows in what Snakemake or the jobs print.
     assert cluster.token not in run.output
     assert all(cluster.token not in log.read_text() for log in logs)
+    # The warm Snakemakes go with their workers, which Ray stops once the driver is gone.
+    _wait_until(lambda: not _mentioning("_zygote.py"), 30, "no warm Snakemake left")
     print(f"6 jobs (sleep 1) on 2 CPUs: {run.seconds:.1f} s")
+
+
+def test_cold_start_runs_each_job_in_a_fresh_snakemake(cluster: RayCluster, workdir: Path) -> None:
+    run = snakemake(cluster, workdir, "--ray-cold-start", "--config", "count=2", "pause=0")
+    assert run.returncode == 0, run.output[-4000:]
+    logs = list((workdir / ".snakemake" / "ray_logs" / "job").glob("*.log"))
+    assert len(logs) == 2
+    assert all(", cold start\n" in log.read_text() for log in logs)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/venv/bin/python -m snakemake --snakefile '/a b/Snakefile' --target-jobs 'r:i=1'",
+        "/venv/bin/python -m snakemake --config 'x=1' --mode remote",
+    ],
+)
+def test_plain_snakemake_commands_can_start_warm(command: str) -> None:
+    words = snakemake_argv(command)
+    assert words is not None and words[:3] == ["/venv/bin/python", "-m", "snakemake"]
+    assert words[4] in ("/a b/Snakefile", "x=1")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd /w && /venv/bin/python -m snakemake",  # a prefix
+        "X=1 /venv/bin/python -m snakemake",  # an assignment
+        "/venv/bin/python -m snakemake --config x=$HOME",  # an expansion
+        "/venv/bin/python -m snakemake out/*.txt",  # a glob
+        "python -m snakemake",  # found on PATH by the shell
+        "/venv/bin/python -m snakemake 'unbalanced",
+        "/venv/bin/python script.py",
+    ],
+)
+def test_other_commands_run_in_bash(command: str) -> None:
+    assert snakemake_argv(command) is None
 
 
 def test_failing_job_is_reported_with_its_output(cluster: RayCluster, workdir: Path) -> None:

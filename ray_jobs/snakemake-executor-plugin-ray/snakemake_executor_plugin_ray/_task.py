@@ -1,77 +1,37 @@
-"""What runs inside a Ray worker: one Snakemake job command, in a shell, under a guard.
+"""What runs inside a Ray worker: one Snakemake job, under a guard (_guard.py).
+
+A Snakemake job is a ``python -m snakemake ... --mode remote`` command. By default the worker
+keeps a warm Snakemake (_zygote.py: an interpreter that has imported Snakemake once) and forks
+each job from it, which saves the ~1 s of CPU that importing Snakemake costs every job. Any other
+command, or with warm start off, runs cold: a relay process (the worker's child) forks a guard
+that runs the command with bash.
+
+Either way the job runs in a session of its own under a guard, and dies with its worker whatever
+happened: the raylet or node was killed, the task was cancelled with ``force=True``, the driver
+went away, or the raylet killed the worker's process group and children (Ray's per-worker
+process groups and ``kill_child_processes_on_worker_exit``, which by themselves would orphan the
+job below them). Without this, a job whose worker died would keep running and race against its
+own retry on another node.
 
 Only the standard library is used here, so the function runs in any Ray worker that can import
 this module (the worker nodes share the driver's virtual environment).
-
-The job does not run as a direct child of the Ray worker but under two small processes (one
-Python interpreter that forks): a *relay*, the worker's child, and below it a *guard*, the parent
-of the job's shell, which runs in a session (and process group) of its own. The relay hands the
-job's exit status back to the worker and exits as soon as its worker is gone; the guard kills
-the job's whole process group as soon as its relay is gone. So the job dies with its worker
-whatever happened: the raylet or node was killed, the task was cancelled with ``force=True``,
-the driver went away, or the raylet killed the worker's process group and children (Ray's
-per-worker process groups and ``kill_child_processes_on_worker_exit``, which by themselves
-would orphan the job below them; the guard leaves that group for a session of its own).
-Without this, a job whose worker died would keep running and race against its own retry on
-another node.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import signal
 import socket
 import subprocess
 import sys
 import time
+from typing import BinaryIO
 
-# argv = [the Ray worker's pid, shell command]; stdout/stderr are inherited (the job's log).
-# Exits with the job's exit status (128 + N if the job was killed by signal N).
-GUARD = r"""
-import os, signal, subprocess, sys, threading, time
-worker, command = int(sys.argv[1]), sys.argv[2]
-
-def on_orphaned(parent, action):
-    # A thread that calls action() once this process's parent is no longer `parent`.
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        action()
-    threading.Thread(target=watch, daemon=True).start()
-
-relay = os.getpid()
-guard = os.fork()
-if guard:
-    # Relay: the worker's child. Passes on the guard's exit status; leaves when the worker dies.
-    on_orphaned(worker, lambda: os._exit(1))
-    _, status = os.waitpid(guard, 0)
-    os._exit(os.waitstatus_to_exitcode(status) % 256)
-
-# Guard: out of the worker's process group, which Ray kills as a whole when the worker exits.
-os.setsid()
-job = subprocess.Popen(["/bin/bash", "-c", command], start_new_session=True)
-
-def kill_job(*_):
-    try:
-        os.killpg(job.pid, signal.SIGTERM)
-        for _ in range(20):
-            time.sleep(0.1)
-            os.killpg(job.pid, 0)  # ProcessLookupError once the group is gone
-        os.killpg(job.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    os._exit(143)
-
-signal.signal(signal.SIGTERM, kill_job)
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-on_orphaned(relay, kill_job)
-code = job.wait()
-# Whatever the job left behind in its process group goes too.
-try:
-    os.killpg(job.pid, signal.SIGKILL)
-except ProcessLookupError:
-    pass
-os._exit(128 - code if code < 0 else code)
-"""
+HERE = os.path.dirname(os.path.abspath(__file__))
+GUARD = os.path.join(HERE, "_guard.py")
+ZYGOTE = os.path.join(HERE, "_zygote.py")
 
 #: Environment variables never handed to a job (the job is user code, not a Ray client).
 HIDDEN_ENV = ("RAY_AUTH_TOKEN",)
@@ -94,40 +54,158 @@ def tail(path: str, lines: int) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def run_command(
-    command: str, workdir: str, logfile: str, env: dict[str, str], tail_lines: int
-) -> tuple[int, str]:
-    """Runs ``command`` with bash in ``workdir``, appending its output to ``logfile``.
+#: Characters that a shell would expand or interpret: a command with any of them runs in bash.
+SHELL_SYNTAX = frozenset("$`\\*?[]{}~#;&|<>()!\n")
 
-    Returns the exit status (128 + N when killed by signal N) and the last ``tail_lines`` lines
-    of the log. Each attempt (a retry after a lost worker appends to the same file) starts with
-    a header naming the host, the Ray node and the time.
+
+def snakemake_argv(command: str) -> list[str] | None:
+    """``[PYTHON, "-m", "snakemake", ARGS...]`` if ``command`` is just that, with nothing that a
+    shell would expand or interpret (so the words mean the same without bash); else None."""
+    if SHELL_SYNTAX.intersection(command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 3 or words[1:3] != ["-m", "snakemake"] or not os.path.isabs(words[0]):
+        return None
+    return words
+
+
+class WarmSnakemake:
+    """This worker's warm Snakemake (_zygote.py), for jobs with one Python, working directory
+    and environment. ``problem`` says why it cannot be used (None if it can)."""
+
+    def __init__(self, python: str, workdir: str, env: dict[str, str]) -> None:
+        self.key = (python, workdir, sorted(env.items()))
+        self.proc = subprocess.Popen(
+            [python, ZYGOTE], cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        hello = self._receive()
+        self.problem = None if hello.get("ready") else hello.get("problem") or "it exited"
+
+    def _receive(self) -> dict:
+        line = self.proc.stdout.readline()  # type: ignore[union-attr]
+        return json.loads(line) if line else {}
+
+    def _started(self) -> int:
+        while True:
+            message = self._receive()
+            if not message:
+                raise RuntimeError("the warm Snakemake of this Ray worker exited")
+            if "started" in message:
+                return message["started"]  # (an "exited" of a cancelled job may come first)
+
+    def run(self, args: list[str], workdir: str, logfile: str) -> int:
+        """Runs ``python -m snakemake ARGS`` in ``workdir`` as a fork of the warm Snakemake,
+        its output appended to ``logfile``; returns its exit status."""
+        request = {"args": args, "cwd": workdir, "logfile": logfile}
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")  # type: ignore[union-attr]
+        self.proc.stdin.flush()  # type: ignore[union-attr]
+        guard = None
+        try:
+            guard = self._started()
+            while True:
+                message = self._receive()
+                if not message:
+                    raise RuntimeError("the warm Snakemake of this Ray worker exited")
+                if message.get("exited") == guard:
+                    return message["code"]
+        except BaseException:
+            # ray.cancel(force=False) raises KeyboardInterrupt here: the guard kills the job.
+            if guard is None and self.alive():
+                guard = self._started()
+            if guard is not None:
+                try:
+                    os.kill(guard, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            raise
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        """Lets the warm Snakemake go (it exits when its stdin closes)."""
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        self.proc.wait()
+
+
+_warm: WarmSnakemake | None = None
+
+
+def warm_snakemake(python: str, workdir: str, env: dict[str, str]) -> WarmSnakemake:
+    """The worker's warm Snakemake for these jobs: started by the first, kept for the next."""
+    global _warm
+    if (
+        _warm is None
+        or _warm.key != (python, workdir, sorted(env.items()))
+        or (_warm.problem is None and not _warm.alive())
+    ):
+        if _warm is not None and _warm.alive():
+            _warm.close()
+        _warm = WarmSnakemake(python, workdir, env)
+    return _warm
+
+
+def run_cold(command: str, workdir: str, env: dict[str, str], log: BinaryIO) -> int:
+    """Runs ``command`` with bash under a relay and a guard; returns its exit status."""
+    relay = subprocess.Popen(
+        [sys.executable, "-I", "-S", GUARD, str(os.getpid()), command],
+        cwd=workdir,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        return relay.wait()
+    except BaseException:
+        # ray.cancel(force=False) raises KeyboardInterrupt here: the relay goes, so the
+        # guard kills the job within a second.
+        relay.kill()
+        relay.wait()
+        raise
+
+
+def run_command(
+    command: str,
+    workdir: str,
+    logfile: str,
+    env: dict[str, str],
+    tail_lines: int,
+    warm: bool = True,
+) -> tuple[int, str]:
+    """Runs a job's ``command`` in ``workdir``, appending its output to ``logfile``.
+
+    With ``warm``, a ``python -m snakemake ...`` command runs as a fork of the worker's warm
+    Snakemake; any other command (or without ``warm``) runs with bash. Returns the exit status
+    (128 + N when killed by signal N) and the last ``tail_lines`` lines of the log. Each attempt
+    (a retry after a lost worker appends to the same file) starts with a header naming the
+    host, the Ray node, the worker and the time.
     """
     import ray  # available in any Ray worker; imported here to keep module import cheap
 
     job_env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
     job_env.update(env)
     node = ray.get_runtime_context().get_node_id()
+    argv = snakemake_argv(command) if warm else None
+    zygote = warm_snakemake(argv[0], workdir, job_env) if argv else None
+    warm_ok = zygote is not None and zygote.problem is None
     os.makedirs(os.path.dirname(logfile), exist_ok=True)
     with open(logfile, "ab") as log:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        header = f"=== {stamp} host {socket.gethostname()} ray node {node} worker {os.getpid()}\n"
+        start = "warm start" if warm_ok else "cold start"
+        if zygote is not None and zygote.problem is not None:
+            start += f" ({zygote.problem})"
+        header = (
+            f"=== {stamp} host {socket.gethostname()} ray node {node} worker {os.getpid()}, "
+            f"{start}\n"
+        )
         log.write(header.encode())
         log.flush()
-        relay = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", GUARD, str(os.getpid()), command],
-            cwd=workdir,
-            env=job_env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            code = relay.wait()
-        except BaseException:
-            # ray.cancel(force=False) raises KeyboardInterrupt here: the relay goes, so the
-            # guard kills the job within a second.
-            relay.kill()
-            relay.wait()
-            raise
+        if warm_ok:
+            code = zygote.run(argv[3:], workdir, logfile)  # type: ignore[union-attr,index]
+        else:
+            code = run_cold(command, workdir, job_env, log)
     return code, tail(logfile, tail_lines)
