@@ -17,7 +17,12 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 DESIGN = load_design(config["sweep"])
 STORE = store.study_dir(DESIGN, config["results"])
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
-SCHEDULE = schedule.plan(DESIGN, config.get("slots"), config.get("group_size"))
+SCHEDULE = schedule.plan(
+    DESIGN,
+    config.get("slots"),
+    config.get("group_size"),
+    config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
+)
 
 
 rule all:

@@ -6,10 +6,10 @@ Both serve one aim: every job slot busy until the end of the sweep.
   by their estimated cost (:func:`satsweep.engine.estimated_seconds` x replications), longest
   first: the sweep then ends on short jobs, not on a long one while the other slots idle
   (longest-processing-time-first). Every executor honours it.
-- **Batches** (remote executors only, where each job is a fresh ``snakemake --mode remote`` of
-  ~1 s): the configurations, in that order, are cut into groups whose estimated cost shrinks
-  as the sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still
-  left, but at least ``min_group_seconds`` (guided self-scheduling, "factoring"): a few big
+- **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``):
+  the configurations, in that order, are cut into groups whose estimated cost shrinks as the
+  sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still left,
+  but at least :func:`min_group_seconds` of the executor (guided self-scheduling, "factoring"): a few big
   groups first, which pay little start-up, and small ones at the end, which the free slots
   share out between them. A wrong estimate costs efficiency, never results.
 
@@ -25,14 +25,16 @@ from dataclasses import dataclass, field
 from satsweep import engine
 from satsweep.design import Configuration, Design
 
-__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "plan"]
+__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "min_group_seconds", "plan"]
 
 #: Each group takes 1 / (FACTOR x slots) of the estimated work left (2: the usual factoring).
 FACTOR = 2
 
 #: The smallest group, in estimated seconds of runs: about ten times a remote job's start-up,
-#: so that start-up stays near a tenth of the last, smallest groups.
+#: so that start-up stays near a tenth of the last, smallest groups. A job started afresh costs
+#: ~1.5 s of CPU; one that the Ray plugin forks from its worker's warm Snakemake, ~0.4 s.
 MIN_GROUP_SECONDS = 12.0
+WARM_MIN_GROUP_SECONDS = {"ray": 4.0}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class Schedule:
 def configuration_seconds(design: Design, config: Configuration) -> float:
     """Estimated seconds of a configuration's job: its replications, one after the other."""
     return design.replications * engine.estimated_seconds(config.params)
+
+
+def min_group_seconds(executor: str | None) -> float:
+    """The smallest group for jobs through ``executor`` (in estimated seconds of runs)."""
+    return WARM_MIN_GROUP_SECONDS.get(str(executor), MIN_GROUP_SECONDS)
 
 
 def plan(

@@ -113,8 +113,9 @@ def snakemake_command(
 
     Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
     ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
-    the group jobs of :func:`satsweep.schedule.plan` (``--config slots=J``, which the Snakefile
-    passes to the same plan, and ``--group-components`` so that each group is one job, run
+    the group jobs of :func:`satsweep.schedule.plan` (``--config slots=J`` and the executor's
+    ``min_group_seconds``, which the Snakefile passes to the same plan, and
+    ``--group-components`` so that each group is one job, run
     one configuration after the other: ``--cores 1``, a group job asks for one CPU).
     """
     command = [
@@ -130,12 +131,13 @@ def snakemake_command(
             command += ["--profile", str(profile)]
         queue = slots * (1 + QUEUED_PER_SLOT)
         command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
-        settings.append(f"slots={slots}")
+        floor = schedule.min_group_seconds(execution.executor)
+        settings += [f"slots={slots}", f"min_group_seconds={floor:g}"]
         if execution.group_size:
             settings.append(f"group_size={execution.group_size}")
         if design is None:
             design = load_design(design_path)
-        groups = schedule.plan(design, slots, execution.group_size).group_sizes()
+        groups = schedule.plan(design, slots, execution.group_size, floor).group_sizes()
         command += ["--group-components", *(f"{g}={n}" for g, n in groups.items())]
     else:
         command += ["--cores", str(cores)]
