@@ -72,6 +72,10 @@ def snakemake_argv(command: str) -> list[str] | None:
     return words
 
 
+class WarmSnakemakeExited(RuntimeError):
+    """The worker's warm Snakemake is gone (its guards then kill their jobs)."""
+
+
 class WarmSnakemake:
     """This worker's warm Snakemake (_zygote.py), for jobs with one Python, working directory
     and environment. ``problem`` says why it cannot be used (None if it can)."""
@@ -81,20 +85,22 @@ class WarmSnakemake:
         self.proc = subprocess.Popen(
             [python, ZYGOTE], cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
-        hello = self._receive()
-        self.problem = None if hello.get("ready") else hello.get("problem") or "it exited"
+        try:
+            hello = self._next("ready")
+            self.problem = None if hello["ready"] else hello.get("problem") or "not ready"
+        except WarmSnakemakeExited:
+            self.problem = "it exited while starting"
 
-    def _receive(self) -> dict:
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        return json.loads(line) if line else {}
-
-    def _started(self) -> int:
+    def _next(self, kind: str, guard: int | None = None) -> dict:
+        """The next message of ``kind`` (about ``guard`` if given); others are skipped: the
+        "exited" of a job cancelled earlier may still come."""
         while True:
-            message = self._receive()
-            if not message:
-                raise RuntimeError("the warm Snakemake of this Ray worker exited")
-            if "started" in message:
-                return message["started"]  # (an "exited" of a cancelled job may come first)
+            line = self.proc.stdout.readline()  # type: ignore[union-attr]
+            if not line:
+                raise WarmSnakemakeExited("the warm Snakemake of this Ray worker exited")
+            message = json.loads(line)
+            if kind in message and (guard is None or message[kind] == guard):
+                return message
 
     def run(self, args: list[str], workdir: str, logfile: str) -> int:
         """Runs ``python -m snakemake ARGS`` in ``workdir`` as a fork of the warm Snakemake,
@@ -104,22 +110,18 @@ class WarmSnakemake:
         self.proc.stdin.flush()  # type: ignore[union-attr]
         guard = None
         try:
-            guard = self._started()
-            while True:
-                message = self._receive()
-                if not message:
-                    raise RuntimeError("the warm Snakemake of this Ray worker exited")
-                if message.get("exited") == guard:
-                    return message["code"]
+            guard = self._next("started")["started"]
+            return self._next("exited", guard)["code"]
+        except WarmSnakemakeExited:
+            raise
         except BaseException:
             # ray.cancel(force=False) raises KeyboardInterrupt here: the guard kills the job.
-            if guard is None and self.alive():
-                guard = self._started()
-            if guard is not None:
-                try:
-                    os.kill(guard, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+            if guard is None:
+                guard = self._next("started")["started"]
+            try:
+                os.kill(guard, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
             raise
 
     def alive(self) -> bool:

@@ -42,6 +42,10 @@ def send(message: dict[str, object]) -> None:
 def preload() -> str | None:
     """Imports what every ``python -m snakemake`` imports; the reason if it cannot be used."""
     try:
+        os.close(os.pidfd_open(os.getpid()))  # how finished jobs are noticed (Linux >= 5.3)
+    except (AttributeError, OSError) as e:
+        return f"no pidfd_open here ({e})"
+    try:
         import snakemake.cli
 
         snakemake.cli.get_argument_parser()  # imports and collects the installed plugins
