@@ -9,9 +9,10 @@ Both serve one aim: every job slot busy until the end of the sweep.
 - **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``):
   the configurations, in that order, are cut into groups whose estimated cost shrinks as the
   sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still left,
-  but at least :func:`min_group_seconds` of the executor (guided self-scheduling, "factoring"): a few big
-  groups first, which pay little start-up, and small ones at the end, which the free slots
-  share out between them. A wrong estimate costs efficiency, never results.
+  but at least the executor's :func:`min_group_seconds` (guided self-scheduling,
+  "factoring"): a few big groups first, which pay little start-up, and small ones at the end,
+  which the free slots share out between them. A wrong estimate costs efficiency, never
+  results.
 
 The Snakefile and ``satsweep run`` both call :func:`plan` on the same design and settings, so
 the groups that the workflow names and the ``--group-components`` on the command line agree.
@@ -34,6 +35,8 @@ FACTOR = 2
 #: so that start-up stays near a tenth of the last, smallest groups. A job started afresh costs
 #: ~1.5 s of CPU; one that the Ray plugin forks from its worker's warm Snakemake, ~0.4 s.
 MIN_GROUP_SECONDS = 12.0
+
+#: The smallest group for executors whose jobs start warm.
 WARM_MIN_GROUP_SECONDS = {"ray": 4.0}
 
 
