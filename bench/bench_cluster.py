@@ -14,9 +14,9 @@ twice: over the whole job (submit to the job's end: Slurm's scheduling, Ray's st
 included) and over the driver alone (satsweep run's start to its end, as bench_sweep.py measures
 the local run). The overhead per remote job is the cores' time not spent in simulations,
 divided by the number of Snakemake jobs Ray ran; bench/timeline.py splits the idle
-core-seconds into before the first run, between runs and at the end. With --local the same sweep then runs through
-the local executor (bench_sweep.py's measurement) for comparison. Target: the cluster's
-efficiency within 5% of the local executor's. Needs a running Slurm
+core-seconds into before the first run, between runs and at the end. With --local the same
+sweep then runs through the local executor (bench_sweep.py's measurement) for comparison.
+Target: the cluster's efficiency within 5% of the local executor's. Needs a running Slurm
 (`ray_jobs/slurm/local-cluster.sh start`).
 """
 
@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from satsweep import engine, submit, sweep  # noqa: E402

@@ -47,15 +47,18 @@ def main() -> int:
         if report.done_before:
             print(f"{report.done_before} runs were done before: use an empty --results")
             return 1
-        con = duckdb.connect()
-        runs_file = str(report.store / "runs.parquet")
-        spent = timeline(Path(runs_file), started, ended, args.cores)
+        runs_file = report.store / "runs.parquet"
+        spent = timeline(runs_file, started, ended, args.cores)
         n, busy = spent.runs, spent.busy
-        per_link = con.execute(
-            "SELECT link, count(*), avg(elapsed_seconds), max(elapsed_seconds) "
-            "FROM read_parquet(?) GROUP BY link ORDER BY link",
-            [runs_file],
-        ).fetchall()
+        per_link = (
+            duckdb.connect()
+            .execute(
+                "SELECT link, count(*), avg(elapsed_seconds), max(elapsed_seconds) "
+                "FROM read_parquet(?) GROUP BY link ORDER BY link",
+                [str(runs_file)],
+            )
+            .fetchall()
+        )
     efficiency = busy / (args.cores * report.wall_seconds)
     print(f"sweep {report.design.study}: {n} runs on {args.cores} cores")
     for link, count, mean, longest in per_link:

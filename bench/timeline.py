@@ -49,11 +49,11 @@ def timeline(runs_file: Path, started: dt.datetime, ended: dt.datetime, cores: i
         )
         .fetchall()
     )
-    events: list[tuple[float, int]] = []
+    runs: list[tuple[float, float]] = []  # (start, end) in seconds into the sweep
     for start, seconds in rows:
         s = (start - started).total_seconds()
-        events += [(s, +1), (s + seconds, -1)]
-    events.sort()
+        runs.append((s, s + seconds))
+    events = sorted([(s, +1) for s, _ in runs] + [(e, -1) for _, e in runs])
     span = (ended - started).total_seconds()
     busy = sum(seconds for _, seconds in rows)
     first = events[0][0] if events else span
@@ -65,7 +65,8 @@ def timeline(runs_file: Path, started: dt.datetime, ended: dt.datetime, cores: i
         if was_full and running < cores:
             last_full = time
     idle_start = cores * first
-    idle_after = cores * (span - last_full) - _busy_after(rows, started, last_full)
+    busy_after = sum(max(0.0, e - max(s, last_full)) for s, e in runs)
+    idle_after = cores * (span - last_full) - busy_after
     idle_total = cores * span - busy
     return Timeline(
         cores=cores,
@@ -76,15 +77,6 @@ def timeline(runs_file: Path, started: dt.datetime, ended: dt.datetime, cores: i
         between=idle_total - idle_start - idle_after,
         end=idle_after,
     )
-
-
-def _busy_after(rows: list, t0: dt.datetime, moment: float) -> float:
-    """Core-seconds of runs after ``moment`` seconds into the sweep."""
-    total = 0.0
-    for start, seconds in rows:
-        s = (start - t0).total_seconds()
-        total += max(0.0, s + seconds - max(s, moment))
-    return total
 
 
 def utc_now() -> dt.datetime:

@@ -115,8 +115,8 @@ def snakemake_command(
     ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
     the group jobs of :func:`satsweep.schedule.plan` (``--config slots=J`` and the executor's
     ``min_group_seconds``, which the Snakefile passes to the same plan, and
-    ``--group-components`` so that each group is one job, run
-    one configuration after the other: ``--cores 1``, a group job asks for one CPU).
+    ``--group-components`` so that each group is one job, run one configuration after the
+    other: ``--cores 1``, a group job asks for one CPU).
     """
     command = [
         sys.executable, "-m", "snakemake",

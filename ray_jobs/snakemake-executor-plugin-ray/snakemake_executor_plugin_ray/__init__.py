@@ -6,6 +6,7 @@ Ray node has room, so every node must see the project directory and the virtual 
 at the same paths (a shared file system, as on a Slurm cluster).
 """
 
+import functools
 import os
 import re
 import threading
@@ -31,6 +32,7 @@ LOG_DIR = os.path.join(".snakemake", "ray_logs")
 # ~0.4 s there.
 
 
+@functools.cache
 def lost_errors() -> tuple[type[Exception], ...]:
     """Failures of the machinery rather than of the job: the job is resubmitted."""
     import ray

@@ -32,6 +32,13 @@ WATCH_INTERVAL_S = 0.5
 TERM_GRACE_S = 2.0
 
 
+def exit_code(status: int) -> int:
+    """The exit status of a process that ended with wait status ``status``, as a shell gives
+    it: its own, or 128 + N if signal N killed it."""
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code
+
+
 def on_orphaned(parent: int, action: Callable[[], object]) -> None:
     """Calls ``action()`` (in a daemon thread) once this process's parent is not ``parent``."""
 
@@ -69,13 +76,12 @@ def guard(parent: int, start_job: Callable[[], int]) -> NoReturn:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     on_orphaned(parent, kill_job)
     _, status = os.waitpid(job, 0)
-    code = os.waitstatus_to_exitcode(status)
     # Whatever the job left behind in its process group goes too.
     try:
         os.killpg(job, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    os._exit(128 - code if code < 0 else code)
+    os._exit(exit_code(status))
 
 
 def start_shell(command: str) -> int:
@@ -101,7 +107,7 @@ def relay(worker: int, command: str) -> NoReturn:
         guard(me, lambda: start_shell(command))
     on_orphaned(worker, lambda: os._exit(1))
     _, status = os.waitpid(pid, 0)
-    os._exit(os.waitstatus_to_exitcode(status) % 256)
+    os._exit(exit_code(status))
 
 
 if __name__ == "__main__":

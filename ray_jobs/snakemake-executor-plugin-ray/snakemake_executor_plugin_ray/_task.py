@@ -81,7 +81,7 @@ class WarmSnakemake:
     and environment. ``problem`` says why it cannot be used (None if it can)."""
 
     def __init__(self, python: str, workdir: str, env: dict[str, str]) -> None:
-        self.key = (python, workdir, sorted(env.items()))
+        self.key = self.key_of(python, workdir, env)
         self.proc = subprocess.Popen(
             [python, ZYGOTE], cwd=workdir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
@@ -90,6 +90,11 @@ class WarmSnakemake:
             self.problem = None if hello["ready"] else hello.get("problem") or "not ready"
         except WarmSnakemakeExited:
             self.problem = "it exited while starting"
+
+    @staticmethod
+    def key_of(python: str, workdir: str, env: dict[str, str]) -> tuple:
+        """What a warm Snakemake is started with, and so what jobs it can run."""
+        return (python, workdir, sorted(env.items()))
 
     def _next(self, kind: str, guard: int | None = None) -> dict:
         """The next message of ``kind`` (about ``guard`` if given); others are skipped: the
@@ -141,7 +146,7 @@ def warm_snakemake(python: str, workdir: str, env: dict[str, str]) -> WarmSnakem
     global _warm
     if (
         _warm is None
-        or _warm.key != (python, workdir, sorted(env.items()))
+        or _warm.key != WarmSnakemake.key_of(python, workdir, env)
         or (_warm.problem is None and not _warm.alive())
     ):
         if _warm is not None and _warm.alive():

@@ -31,7 +31,11 @@ import threading
 import traceback
 from typing import NoReturn
 
-from _guard import WATCH_INTERVAL_S, guard  # this script's directory comes first on sys.path
+from _guard import (
+    WATCH_INTERVAL_S,
+    exit_code,
+    guard,
+)  # this script's directory comes first on sys.path
 
 
 def send(message: dict[str, object]) -> None:
@@ -56,7 +60,7 @@ def preload() -> str | None:
     return None
 
 
-def exit_status(code: object) -> int:
+def system_exit_status(code: object) -> int:
     """The process exit status for ``SystemExit(code)``, as the interpreter computes it."""
     if code is None:
         return 0
@@ -78,7 +82,7 @@ def run_snakemake(args: list[str], cwd: str) -> NoReturn:
             runpy.run_module("snakemake", run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as e:
-            code = exit_status(e.code)
+            code = system_exit_status(e.code)
         except KeyboardInterrupt:
             code = 130
         except BaseException:  # noqa: BLE001 - reported as the interpreter would
@@ -143,8 +147,7 @@ def main() -> None:
                 pid = guards.pop(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
-                code = os.waitstatus_to_exitcode(status)
-                send({"exited": pid, "code": 128 - code if code < 0 else code})
+                send({"exited": pid, "code": exit_code(status)})
                 continue
             data = os.read(0, 1 << 16)
             if not data:
