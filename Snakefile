@@ -7,7 +7,8 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from satsweep import schedule, store
+from satsweep import store
+from satsweep.workflow import schedule
 from satsweep.design import load_design
 
 min_version("9.0")

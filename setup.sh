@@ -18,13 +18,17 @@ fi
 # --no-deps: the wheel's cppyy dependency is only for Python bindings, which satsweep never loads.
 log "installing $NS3_WHEEL and satsweep"
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "$NS3_WHEEL"
-.venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
-# The Snakemake executor plugin for Ray (`snakemake --executor ray`). Not editable: Snakemake only
-# discovers plugins installed as regular packages. --force-reinstall so an edited plugin is
-# always picked up (~4 s); --no-deps because satsweep above pins ray and snakemake.
-log "installing the Ray executor plugin"
-.venv/bin/pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
-  ./ray_jobs/snakemake-executor-plugin-ray
+# Editable in "strict" mode: a tree of links to the checkout's files in build/, so that what the
+# package ships from outside satsweep/ (pyproject.toml's package-dir: the Snakefile, the SQL, the
+# Ray executor plugin) is installed as it would be from a wheel, and Snakemake discovers the
+# plugin as a regular package. Edits to existing files take effect at once; a new file needs
+# this script again.
+.venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]' \
+  --config-settings editable_mode=strict
+# The Ray executor plugin used to be installed on its own: it now ships inside satsweep.
+if .venv/bin/pip show --quiet snakemake-executor-plugin-ray 2>/dev/null; then
+  .venv/bin/pip uninstall --quiet --disable-pip-version-check -y snakemake-executor-plugin-ray
+fi
 # The Snakemake executor plugin for Slurm, apart from site-packages: Snakemake imports every
 # plugin it finds in every Snakemake process, and this one costs ~0.45 s there (pandas), plus
 # an `scontrol show config` that waits ~9 s wherever Slurm is installed but its controller is

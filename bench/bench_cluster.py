@@ -31,7 +31,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from satsweep import engine, submit, sweep  # noqa: E402
+from satsweep import engine  # noqa: E402
+from satsweep.cluster import submit  # noqa: E402
+from satsweep.workflow import run as sweep  # noqa: E402
 from satsweep.design import load_design  # noqa: E402
 from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from satsweep import engine, sweep  # noqa: E402
+from satsweep import engine  # noqa: E402
+from satsweep.workflow import run as sweep  # noqa: E402
 from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
 
 TARGET = 0.90

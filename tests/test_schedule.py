@@ -9,7 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from satsweep import cli, engine, schedule, sweep
+from satsweep import cli, engine
+from satsweep.workflow import run as sweep
+from satsweep.workflow import schedule
 from satsweep.design import load_design
 
 REPO = engine.REPO_ROOT

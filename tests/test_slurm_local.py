@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from satsweep import sweep
+from satsweep.workflow import run as sweep
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"

@@ -20,7 +20,8 @@ import duckdb
 import pytest
 import yaml
 
-from satsweep import cli, engine, store, submit
+from satsweep import cli, engine, store
+from satsweep.cluster import submit
 from satsweep.design import load_design
 from tests.test_ray_executor import _base_env, _wait_until, token_cluster
 

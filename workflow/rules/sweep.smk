@@ -4,7 +4,7 @@
 # new replications. Priorities put the longest configurations first; through remote executors
 # the configurations are batched into group jobs (satsweep/schedule.py). `collect` compacts
 # every finished run into runs.parquet and connections.parquet. Jobs are
-# `python -m satsweep.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
+# `python -m satsweep.workflow.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
 # store from their output paths: any executor with a shared file system runs them as they are.
 # See workflow/README.md.
 
@@ -28,7 +28,7 @@ rule simulate:
     priority: lambda wildcards: SCHEDULE.priority[wildcards.config_id]
     group: lambda wildcards: SCHEDULE.group.get(wildcards.config_id)
     shell:
-        "{params.python:q} -m satsweep.jobs simulate {params.sweep:q} {wildcards.config_id}"
+        "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {wildcards.config_id}"
         " {output:q} > {log:q} 2>&1"
 
 
@@ -51,7 +51,7 @@ rule collect:
     resources:
         mem_mb=1024,
     shell:
-        "{params.python:q} -m satsweep.jobs collect {params.sweep:q} {output.runs:q}"
+        "{params.python:q} -m satsweep.workflow.jobs collect {params.sweep:q} {output.runs:q}"
         " {output.connections:q} > {log:q} 2>&1"
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import duckdb
 
-from satsweep import engine, schedule, store
+from satsweep import engine, shipped, store
+from satsweep.workflow import schedule
 from satsweep.design import Design, load_design
 
 __all__ = [
@@ -35,7 +36,7 @@ __all__ = [
     "snakemake_command",
 ]
 
-SNAKEFILE = engine.REPO_ROOT / "Snakefile"
+SNAKEFILE = shipped.path("Snakefile")
 
 
 class SweepBusy(RuntimeError):
@@ -65,7 +66,7 @@ class SweepReport:
 
 
 #: Executors that run Snakemake's jobs elsewhere (remote executors with a shipped profile).
-PROFILES = engine.REPO_ROOT / "ray_jobs" / "profiles"
+PROFILES = shipped.path("ray_jobs", "profiles")
 
 #: Jobs queued in a remote executor beyond its slots, per slot: a slot that frees up starts the
 #: next job at once instead of at Snakemake's next status check.

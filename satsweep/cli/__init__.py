@@ -22,7 +22,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from satsweep import analysis, engine, report, store, submit, sweep
+from satsweep import analysis, engine, report, store
+from satsweep.cluster import submit
+from satsweep.workflow import run as sweep
 from satsweep.design import Design, DesignError, Run, load_design
 
 #: How many runs `satsweep status` lists per category.

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Exit code of satnet for a bad command line (unknown flag or value).
 USAGE_ERROR = 2

@@ -25,6 +25,8 @@ from typing import Any, Literal, Self, get_args
 
 import duckdb
 
+from satsweep import shipped
+
 __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_MODEL",
@@ -50,7 +52,7 @@ MODELS: tuple[Model, ...] = get_args(Model)
 DEFAULT_MODEL: Model = "first-order"
 DEFAULT_CONFIDENCE = 0.90
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "analysis"
+SQL_DIR = shipped.path("analysis")
 #: The SQL files, in the order they run; each creates a temporary table named after the file.
 DESIGN_QUERIES = ("cells", "cell_levels", "factors", "levels", "design_problems")
 STATISTICS_QUERIES = (

@@ -21,12 +21,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from satsweep import engine, store
+from satsweep import engine, shipped, store
 from satsweep.design import Design, load_design
 
 __all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
 
-BATCH_SCRIPT = engine.REPO_ROOT / "ray_jobs" / "slurm" / "ray-cluster.sbatch"
+BATCH_SCRIPT = shipped.path("ray_jobs", "slurm", "ray-cluster.sbatch")
 SLURM_TIMEOUT_S = 30
 
 #: Memory each Ray node keeps for itself (ray-cluster.sbatch's RAY_RESERVE_MB) plus headroom.

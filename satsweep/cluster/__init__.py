@@ -1,0 +1,1 @@
+"""Clusters: a sweep submitted to Slurm as one batch job that runs a Ray cluster."""
