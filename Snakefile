@@ -1,4 +1,4 @@
-# satsweep: a sweep design (sweeps/*.yaml) expanded into satnet runs, stored in Parquet.
+# satsweep: a sweep design (a YAML file naming its program) expanded into runs, stored in Parquet.
 #
 #   snakemake --cores 2 --config sweep=sweeps/smoke.yaml [results=results]
 #
@@ -7,16 +7,18 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from satsweep import store
-from satsweep.workflow import schedule
 from satsweep.design import load_design
+from satsweep.store import Store
+from satsweep.workflow import schedule
 
 min_version("9.0")
 
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults too
 
 DESIGN = load_design(config["sweep"])
-STORE = store.study_dir(DESIGN, config["results"])
+STORE = Store.of(DESIGN, config["results"])
+# The compacted tables: runs.parquet and one per table the program declares (--describe).
+TABLES = ["runs", *DESIGN.describe.tables]
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,
@@ -28,9 +30,13 @@ SCHEDULE = schedule.plan(
 
 rule all:
     input:
-        STORE / "runs.parquet",
-        STORE / "connections.parquet",
+        [STORE.table(name) for name in TABLES],
     default_target: True
 
 
 include: "workflow/rules/sweep.smk"
+
+
+onstart:
+    # the design of the runs, for the store's readers (satsweep run has recorded it already)
+    STORE.record(DESIGN)

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 
 import duckdb
 from rich.console import Console
@@ -22,33 +23,49 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from satsweep import analysis, engine, report, store
+from satsweep import analysis, report
 from satsweep.cluster import submit
-from satsweep.workflow import run as sweep
 from satsweep.design import Design, DesignError, Run, load_design
+from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError, value_text
+from satsweep.store import Store, StoreError, connect, studies
+from satsweep.workflow import run as sweep
 
 #: How many runs `satsweep status` lists per category.
 LIST_LIMIT = 20
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    """Runs one simulation with satnet's flags and prints its summary."""
+    """Runs one simulation of a program (by name or path) and prints its summary."""
     console = Console(stderr=True)
     try:
         flags = dict(flag.removeprefix("--").split("=", 1) for flag in args.flags)
     except ValueError:
-        console.print("satsweep simulate: error: flags take the form --name=value")
+        _error("simulate", "flags take the form --name=value")
         return 2
     try:
+        program = Program.find(args.program, Path.cwd())
+    except (ProgramError, OSError) as e:
+        _error("simulate", f"program: {e}")
+        return 2
+    declared = [p.name for p in program.description.parameters]
+    unknown = [name for name in flags if name not in (*declared, "run")]
+    if unknown:
+        allowed = ", ".join(sorted(declared, key=str.lower))
+        _error(
+            "simulate", f"--{unknown[0]}: unknown parameter of {program.name}; allowed: {allowed}"
+        )
+        return 2
+    run = flags.pop("run", "1")
+    try:
         with console.status("simulating ..."):
-            result = engine.run_satnet(flags)
-    except engine.SimulationError as error:
-        print(f"satsweep simulate: error: {error}", file=sys.stderr)
-        return 2 if error.returncode == engine.USAGE_ERROR else 1
+            result = program.run(flags, run)
+    except SimulationError as error:
+        _error("simulate", error)
+        return 2 if error.returncode == USAGE_ERROR else 1
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    table = Table(title="satnet run", show_header=False)
+    table = Table(title=f"{program.name} run", show_header=False)
     for key, value in {**result["params"], **result["summary"]}.items():
         table.add_row(key, f"{value:.6g}" if isinstance(value, float) else str(value))
     Console().print(table)
@@ -186,9 +203,13 @@ def _duration(seconds: float) -> str:
     return str(dt.timedelta(seconds=round(seconds)))
 
 
+def _flags(params: dict) -> str:
+    return " ".join(f"--{name}={value_text(value)}" for name, value in params.items())
+
+
 def _failure(run: Run, record: dict) -> str:
     """A failed run, its command, exit code and the tail of its stderr (indented)."""
-    flags = " ".join(engine.satnet_flags(run.params))
+    flags = _flags(run.params)
     tail = "\n".join("    " + line for line in str(record.get("stderr_tail", "")).splitlines())
     head = f"{run.config_id}/r{run.replication} {flags} ({record.get('message')}, exit code "
     return f"{head}{record.get('returncode')})\n{tail}".rstrip()
@@ -256,8 +277,9 @@ def _run(args: argparse.Namespace) -> int:
     if report.returncode != 0 and not state.failed:
         console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
         console.print(sweep.log_tail(report.log), highlight=False, markup=False)
-    if (report.store / "runs.parquet").is_file():
-        console.print(f"store: {report.store}/runs.parquet, connections.parquet")
+    if report.store.runs_table.is_file():
+        tables = ", ".join(f"{name}.parquet" for name in report.store.tables())
+        console.print(f"store: {report.store.root}/ {tables}", highlight=False)
     return 0 if report.ok else 1
 
 
@@ -266,25 +288,26 @@ def _plan(args: argparse.Namespace) -> int:
     design = _load("plan", args.sweep)
     if design is None:
         return 2
-    state = store.state(design, args.results)
+    state = Store.of(design, args.results).state(design)
     done = {(r.config_id, r.replication) for r in state.done}
     table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
     for name in ("#", "config_id", *design.factors, "done"):
         table.add_column(name)
     for config in design.configurations:
         n_done = sum((config.config_id, k) in done for k in range(1, design.replications + 1))
-        levels = [engine.flag_value(config.params[name]) for name in design.factors]
+        levels = [value_text(config.params[name]) for name in design.factors]
         table.add_row(
             str(config.index + 1), config.config_id, *levels, f"{n_done}/{design.replications}"
         )
     console = Console()
     console.print(table)
-    fixed = " ".join(engine.satnet_flags(design.fixed)) or "(none)"
+    fixed = _flags(design.fixed) or "(none)"
     todo = len(state.missing) + len(state.failed)
     console.print(
         f"{len(design.configurations)} configurations x {design.replications} replications = "
         f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
-        f"base_seed {design.base_seed}; store {state.store}",
+        f"base_seed {design.base_seed}; program {design.describe.name} "
+        f"{design.describe.version}; store {state.store.root}",
         highlight=False,
     )
     estimate = sweep.estimate_seconds(state, args.cores)
@@ -304,17 +327,17 @@ def _status(args: argparse.Namespace) -> int:
     design = _load("status", args.sweep)
     if design is None:
         return 2
-    state = store.state(design, args.results)
+    state = Store.of(design, args.results).state(design)
     console = Console()
     console.print(
         f"{design.study}: {len(state.done)} done, {len(state.missing)} missing, "
-        f"{len(state.failed)} failed of {state.total} runs ({state.store})",
+        f"{len(state.failed)} failed of {state.total} runs ({state.store.root})",
         highlight=False,
     )
     for run, record in state.failed[:LIST_LIMIT]:
         console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
     for run in state.missing[:LIST_LIMIT]:
-        flags = " ".join(engine.satnet_flags(run.params))
+        flags = _flags(run.params)
         console.print(
             f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
         )
@@ -357,7 +380,8 @@ def _submit(args: argparse.Namespace) -> int:
     )
     if args.wait:
         state = submit.wait(job.job_id)
-        final = store.state(load_design(args.sweep), args.results)
+        design = load_design(args.sweep)
+        final = Store.of(design, args.results).state(design)
         Console(stderr=True, highlight=False).print(
             f"Slurm job {job.job_id}: {state.state}, {state.detail}; "
             f"{len(final.done)}/{final.total} runs done",
@@ -368,13 +392,19 @@ def _submit(args: argparse.Namespace) -> int:
 
 
 def _sql(args: argparse.Namespace) -> int:
-    """`satsweep sql`: a DuckDB query over the store's views `runs` and `connections`."""
+    """`satsweep sql`: a DuckDB query over the store's views: `runs` and the program's tables."""
     try:
-        with sweep.open_store(args.study, args.results) as con:
+        if args.study is not None:
+            stores = [Store.named(args.study, args.results)]
+        else:
+            stores = studies(args.results)
+            if not stores:
+                raise StoreError(f"no study in {args.results or 'results'}: run a sweep first")
+        with connect(stores) as con:
             cursor = con.execute(args.query)
             columns = [d[0] for d in cursor.description or []]
             rows = cursor.fetchall()
-    except sweep.StoreError as e:
+    except StoreError as e:
         _error("sql", e)
         return 2
     except duckdb.Error as e:
@@ -447,7 +477,8 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     p.add_argument(
         "--profile",
         metavar="DIR",
-        help="remote executors: Snakemake profile (default ray_jobs/profiles/<executor>)",
+        help="remote executors: Snakemake profile (default: the shipped "
+        "ray_jobs/profiles/<executor>)",
     )
     p.set_defaults(func=_run)
 
@@ -514,8 +545,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     simulate = commands.add_parser(
         "simulate",
-        help="run one satnet simulation and print its summary",
-        description="Run one simulation; flags go to satnet as --name=value (see satnet --help).",
+        help="run one simulation of a program and print its summary",
+        description="Run one simulation: flags go to the program as --name=value (PROGRAM "
+        "--describe lists them); --run=R picks the random stream (default 1).",
+    )
+    simulate.add_argument(
+        "program", help="a program built by this project (e.g. satnet) or a path to one"
     )
     simulate.add_argument("--json", action="store_true", help="print the whole JSON result")
     simulate.set_defaults(func=_simulate)

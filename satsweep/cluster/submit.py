@@ -2,7 +2,7 @@
 
 :func:`submit` checks everything it can before anything is written or submitted (the design,
 Slurm's presence and controller, the partition, the node count, CPU, memory and time formats),
-copies ``ray_jobs/slurm/ray-cluster.sbatch`` to ``results/<study>/slurm/``, submits it with
+copies the shipped ``ray_jobs/slurm/ray-cluster.sbatch`` to ``results/<study>/slurm/``, submits it with
 ``sbatch`` and records the job in ``results/<study>/slurm/jobs.jsonl``. :func:`job_status` says
 what Slurm knows of the study's last job (``satsweep status``).
 """
@@ -21,8 +21,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from satsweep import engine, shipped, store
+from satsweep import shipped
 from satsweep.design import Design, load_design
+from satsweep.store import Store, results_dir, write_atomically
 
 __all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
 
@@ -162,7 +163,7 @@ def check_time(text: str) -> str:
 
 
 def slurm_dir(design: Design, results: str | os.PathLike[str] | None) -> Path:
-    return store.study_dir(design, results) / "slurm"
+    return Store.of(design, results).root / "slurm"
 
 
 def recorded_jobs(design: Design, results: str | os.PathLike[str] | None) -> list[dict]:
@@ -247,7 +248,7 @@ def _check_not_running(design: Design, results: str | os.PathLike[str] | None) -
                 f"Slurm job {last.job_id} of study '{design.study}' is still {last.state}; "
                 f"allowed: one job per study at a time (wait for it, or scancel {last.job_id})"
             )
-    store_dir = store.study_dir(design, results)
+    store_dir = Store.of(design, results).root
     lock = store_dir / ".satsweep.lock"
     if lock.is_file():
         with open(lock) as handle:
@@ -271,16 +272,14 @@ def submit(
 ) -> Submission:
     """Validates everything, then submits the sweep's batch job; returns what was submitted.
 
-    Raises DesignError and FileNotFoundError (as `satsweep run`) and SubmitError before
+    Raises DesignError (as `satsweep run`) and SubmitError before
     anything is written or submitted.
     """
     design_path = Path(sweep).absolute()
     design = load_design(design_path)
-    satnet = engine.satnet_binary()
-    results_path = store.results_dir(results)
-    store_dir = store.study_dir(design, results_path)
-    if (store_dir / "study.json").is_file():
-        store.check_study(design, store_dir, create=False)
+    results_path = results_dir(results)
+    store = Store.of(design, results_path)
+    store.check(design)
     if nodes < 1:
         raise SubmitError(f"--nodes: {nodes} is not allowed; allowed: an integer >= 1")
     if cpus_per_node is not None and cpus_per_node < 1:
@@ -328,11 +327,11 @@ def submit(
     _check_not_running(design, results_path)
 
     # Everything checked: now write and submit.
-    store.check_study(design, store_dir)
+    store.record(design)
     job_root = slurm_dir(design, results_path)
     job_root.mkdir(parents=True, exist_ok=True)
     script = job_root / BATCH_SCRIPT.name
-    store.write_atomically(script, lambda t: shutil.copyfile(BATCH_SCRIPT, t))
+    write_atomically(script, lambda t: shutil.copyfile(BATCH_SCRIPT, t))
     output = job_root / "%j.out"
     command = [
         "sbatch",
@@ -344,18 +343,13 @@ def submit(
         f"--cpus-per-task={cpus}",
         f"--mem={mem_mb}M",
         f"--output={output}",
-        f"--chdir={engine.REPO_ROOT}",
+        f"--chdir={Path.cwd()}",
     ]
     if time_limit is not None:
         command.append(f"--time={time_limit}")
     command += [str(script), str(design_path), "--results", str(results_path)]
     env = dict(os.environ)
-    env.update(
-        SATSWEEP_REPO=str(engine.REPO_ROOT),
-        SATSWEEP_PYTHON=sys.executable,
-        SATSWEEP_JOB_ROOT=str(job_root),
-        SATSWEEP_SATNET=str(satnet),
-    )
+    env.update(SATSWEEP_PYTHON=sys.executable, SATSWEEP_JOB_ROOT=str(job_root))
     proc = subprocess.run(
         command, capture_output=True, text=True, timeout=SLURM_TIMEOUT_S, env=env, check=False
     )

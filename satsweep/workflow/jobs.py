@@ -1,7 +1,7 @@
 """The workflow's jobs as a small command, so that a Snakemake job starts only what it needs.
 
-    python -m satsweep.jobs simulate SWEEP CONFIG_ID MANIFEST   # one configuration's runs
-    python -m satsweep.jobs collect SWEEP RUNS CONNECTIONS      # compact the store
+    python -m satsweep.workflow.jobs simulate SWEEP CONFIG_ID MANIFEST  # a configuration's runs
+    python -m satsweep.workflow.jobs collect SWEEP RUNS                 # compact the store
 
 Paths of the outputs locate the store (``<results>/<study>/...``), so a job needs no other
 configuration and runs the same under any Snakemake executor with a shared file system.
@@ -9,33 +9,104 @@ configuration and runs the same under any Snakemake executor with a shared file 
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from satsweep import store
-from satsweep.design import load_design
+from satsweep.design import Design, Run, load_design
+from satsweep.engine import SimulationError
+from satsweep.store import Store, write_json
+
+__all__ = ["run_configuration", "simulate_run"]
+
+
+def simulate_run(design: Design, run: Run, store: Store) -> str | None:
+    """Runs one simulation into the store; None when it succeeded, else what went wrong (also
+    recorded in the run's ``.failed.json``)."""
+    program = design.executable
+    out = store.run_file(run, ".json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # naive UTC: no pytz needed
+    start = time.perf_counter()
+    try:
+        result = program.run(run.params, run.run, out)
+    except SimulationError as e:
+        failure = e
+    else:
+        store.write_run(design, run, result, started_at, time.perf_counter() - start)
+        return None
+    store.write_failure(
+        run,
+        {
+            "config_id": run.config_id,
+            "replication": run.replication,
+            "command": program.command(run.params, run.run, out)[1:],
+            "returncode": failure.returncode,
+            "message": failure.message,
+            "stderr_tail": failure.stderr_tail,
+            "started_at": started_at.isoformat(),
+        },
+    )
+    return f"{run.config_id}/r{run.replication} {failure}"
+
+
+def run_configuration(
+    design: Design, config_id: str, store: Store, log: Callable[[str], None] = print
+) -> int:
+    """A configuration's job: runs its replications that are not done yet, one after the other.
+
+    Writes the job's manifest (``complete-<r>.json``) when all replications are done; returns
+    the number that failed (the other replications still run).
+    """
+    config = design.configuration(config_id)
+    # temporaries of a killed attempt (only this job writes into this directory)
+    for stale in store.run_dir(config_id).glob("*.tmp.*"):
+        stale.unlink(missing_ok=True)
+    failures = 0
+    for run in config.runs(design):
+        if store.is_done(run):
+            log(f"{run.config_id}/r{run.replication}: done before, skipped")
+            continue
+        problem = simulate_run(design, run, store)
+        if problem is None:
+            log(f"{run.config_id}/r{run.replication}: done (--run={run.run})")
+        else:
+            log(problem)
+            failures += 1
+    if not failures:
+        write_json(
+            store.manifest_file(config_id, design.replications),
+            {
+                "config_id": config_id,
+                "params": config.params,
+                "replications": {r.replication: r.run for r in config.runs(design)},
+            },
+        )
+    return failures
 
 
 def simulate(sweep: str, config_id: str, manifest: str) -> int:
     """Runs the configuration's missing replications; 1 if any failed (its stderr tail logged)."""
     design = load_design(sweep)
-    expected = store.manifest_file(Path(manifest).parents[2], config_id, design.replications)
-    if Path(manifest).name != expected.name:
+    store = Store(Path(manifest).parents[2])  # <store>/runs/<config_id>/complete-<r>.json
+    if Path(manifest).name != store.manifest_file(config_id, design.replications).name:
         print(f"{sweep} now has {design.replications} replications: run the sweep again")
         return 1
-    results = Path(manifest).parents[3]  # <results>/<study>/runs/<config_id>/complete-<r>.json
-    failures = store.run_configuration(design, config_id, results, log=_say)
+    store.check(design)
+    failures = run_configuration(design, config_id, store, log=_say)
     if failures:
-        _say(f"{len(failures)} of {design.replications} runs of {config_id} failed")
+        _say(f"{failures} of {design.replications} runs of {config_id} failed")
         return 1
     return 0
 
 
-def collect(sweep: str, runs: str, connections: str) -> int:
-    """Compacts the design's finished runs into RUNS and CONNECTIONS."""
+def collect(sweep: str, runs: str) -> int:
+    """Compacts the design's finished runs into RUNS (``<store>/runs.parquet``) and the
+    program's tables beside it."""
     design = load_design(sweep)
-    results = Path(runs).parents[1]  # <results>/<study>/runs.parquet
-    n = store.collect(design, results, Path(runs), Path(connections))
+    n = Store(Path(runs).parent).collect(design)
     _say(f"{n} of {design.n_runs} runs in {runs}")
     return 0
 
@@ -46,11 +117,14 @@ def _say(message: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    commands = {"simulate": simulate, "collect": collect}
-    if len(args) != 4 or args[0] not in commands:
+    commands: dict[str, tuple[Callable[..., int], int]] = {
+        "simulate": (simulate, 3),
+        "collect": (collect, 2),
+    }
+    if not args or args[0] not in commands or len(args) - 1 != commands[args[0]][1]:
         print(__doc__, file=sys.stderr)
         return 2
-    return commands[args[0]](*args[1:])
+    return commands[args[0]][0](*args[1:])
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
-"""Running a sweep: Snakemake (the repository's Snakefile) over a design.
+"""Running a sweep: Snakemake (the Snakefile shipped with satsweep) over a design.
 
 :func:`run` starts ``python -m snakemake`` (locally, or through a remote executor such as Ray:
-:class:`Execution`) with the study's store as working directory, watches
-the store's files for progress, and reports what was done, skipped and failed. :func:`plan` and
-:func:`open_store` serve ``satsweep plan`` and ``satsweep sql``.
+:class:`Execution`) with the study's store as working directory, watches the store's files for
+progress, and reports what was done, skipped and failed.
 """
 
 from __future__ import annotations
@@ -20,18 +19,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
-from satsweep import engine, shipped, store
-from satsweep.workflow import schedule
+from satsweep import shipped
 from satsweep.design import Design, load_design
+from satsweep.store import State, Store, results_dir
+from satsweep.workflow import schedule
 
 __all__ = [
     "SNAKEFILE",
     "Execution",
     "SweepBusy",
     "SweepReport",
-    "open_store",
     "run",
     "snakemake_command",
 ]
@@ -43,20 +40,16 @@ class SweepBusy(RuntimeError):
     """Another `satsweep run` of the same study holds its store."""
 
 
-class StoreError(ValueError):
-    """A store (or a query over it) that cannot be opened."""
-
-
 @dataclass
 class SweepReport:
     """What a `satsweep run` did."""
 
     design: Design
-    store: Path
+    store: Store
     returncode: int  # Snakemake's
     done_before: int
     done_now: int
-    state: store.State
+    state: State
     wall_seconds: float
     log: Path
 
@@ -78,8 +71,9 @@ class Execution:
     """Where Snakemake runs the jobs: locally (``executor=None``) or through a remote executor.
 
     ``jobs``: the executor's job slots (the cluster's CPU count); ``group_size``: configurations
-    per remote job (None: shrinking groups, see satsweep/schedule.py); ``profile``: a Snakemake
-    profile directory (default: ``ray_jobs/profiles/<executor>`` when it exists).
+    per remote job (None: shrinking groups, see satsweep/workflow/schedule.py); ``profile``: a
+    Snakemake profile directory (default: the shipped ``ray_jobs/profiles/<executor>`` when it
+    exists).
     """
 
     executor: str | None = None
@@ -110,7 +104,7 @@ def snakemake_command(
     execution: Execution = LOCAL,
     design: Design | None = None,
 ) -> list[str]:
-    """The Snakemake command line of a run (the Snakefile of this repository).
+    """The Snakemake command line of a run (the shipped Snakefile).
 
     Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
     ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
@@ -183,16 +177,13 @@ def executor_plugin_path(executor: str | None) -> Path | None:
 
 
 def snakemake_environment(executor: str | None = None) -> dict[str, str]:
-    """The environment of a Snakemake run: this checkout's satsweep first on PYTHONPATH (the
-    jobs import it, before any installed copy), and the executor's plugin if installed apart."""
+    """The environment of a Snakemake run: the executor's plugin first on PYTHONPATH if it is
+    installed apart. The jobs import the satsweep this process runs from."""
     env = dict(os.environ)
     plugin = executor_plugin_path(executor)
-    paths = [
-        str(engine.REPO_ROOT),
-        *([str(plugin)] if plugin else []),
-        *filter(None, env.get("PYTHONPATH", "").split(os.pathsep)),
-    ]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    if plugin is not None:
+        paths = [str(plugin), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
 
 
@@ -207,26 +198,25 @@ def run(
 ) -> SweepReport:
     """Runs a sweep's missing runs through Snakemake and compacts the store.
 
-    Raises DesignError (bad file, or base_seed changed), FileNotFoundError (no satnet) and
-    SweepBusy before anything runs. ``on_progress(done, total)`` is called as runs finish.
+    Raises DesignError (bad file, an unusable program, or a design that cannot share the
+    study's store) and SweepBusy before anything runs. ``on_progress(done, total)`` is called
+    as runs finish.
     """
     design_path = Path(design_path).absolute()
     design = load_design(design_path)
-    engine.satnet_binary()
-    results_path = store.results_dir(results)
-    store_dir = store.study_dir(design, results_path)
-    if (store_dir / "study.json").is_file():
-        store.check_study(design, store_dir, create=False)
+    results_path = results_dir(results)
+    store = Store.of(design, results_path)
+    store.check(design)
     start = time.perf_counter()
-    with _lock(store_dir):
-        store.check_study(design, store_dir)
-        done_before = store.count_done(design, store_dir)
-        log = store_dir / "logs" / "snakemake.log"
+    with _lock(store.root):
+        store.record(design)
+        done_before = store.count_done(design)
+        log = store.logs / "snakemake.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         command = snakemake_command(
             design_path,
             results_path,
-            store_dir,
+            store.root,
             cores,
             keep_going,
             execution,
@@ -243,18 +233,18 @@ def run(
             try:
                 while proc.poll() is None:
                     if on_progress is not None:
-                        on_progress(store.count_done(design, store_dir), design.n_runs)
+                        on_progress(store.count_done(design), design.n_runs)
                     time.sleep(poll_seconds)
             except BaseException:
                 proc.send_signal(signal.SIGINT)  # Snakemake stops its jobs and cleans up
                 proc.wait()
                 raise
-        final = store.state(design, results_path)
+        final = store.state(design)
         if on_progress is not None:
             on_progress(len(final.done), design.n_runs)
     return SweepReport(
         design=design,
-        store=store_dir,
+        store=store,
         returncode=proc.returncode,
         done_before=done_before,
         done_now=len(final.done) - done_before,
@@ -272,40 +262,10 @@ def log_tail(path: Path, lines: int = 15) -> str:
         return ""
 
 
-def estimate_seconds(state: store.State, cores: int) -> tuple[float, int] | None:
+def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:
     """(estimated wall seconds of the missing runs on `cores`, runs it is based on), if known."""
-    files = [store.run_file(state.store, run) for run in state.done]
-    seconds = store.elapsed_seconds(files)
+    seconds = state.store.elapsed_seconds(state.done)
     if not seconds:
         return None
     todo = len(state.missing) + len(state.failed)
     return sum(seconds) / len(seconds) * todo / max(cores, 1), len(seconds)
-
-
-def open_store(
-    study: str | None = None, results: str | os.PathLike[str] | None = None
-) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB database with views `runs` and `connections` over the store.
-
-    With a study: its runs.parquet and connections.parquet; without: every study's, unioned by
-    column name.
-    """
-    base = store.results_dir(results)
-    if study is not None:
-        runs = [base / study / "runs.parquet"]
-        if not runs[0].is_file():
-            raise StoreError(f"no study named '{study}' (no {runs[0]}): run its sweep first")
-    else:
-        runs = sorted(base.glob("*/runs.parquet"))
-        if not runs:
-            raise StoreError(f"no study in {base} (no {base}/*/runs.parquet): run a sweep first")
-    con = duckdb.connect()
-    for view, files in (
-        ("runs", runs),
-        ("connections", [p.with_name("connections.parquet") for p in runs]),
-    ):
-        listed = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files)
-        con.execute(
-            f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listed}], union_by_name = true)"
-        )
-    return con

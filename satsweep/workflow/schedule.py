@@ -3,7 +3,8 @@
 Both serve one aim: every job slot busy until the end of the sweep.
 
 - **Order.** Each configuration's job gets a Snakemake priority that ranks the configurations
-  by their estimated cost (:func:`satsweep.engine.estimated_seconds` x replications), longest
+  by their estimated cost (the program's cost hint, ``Description.estimated_seconds``, x
+  replications; every run costs the same for a program without one), longest
   first: the sweep then ends on short jobs, not on a long one while the other slots idle
   (longest-processing-time-first). Every executor honours it.
 - **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``):
@@ -23,7 +24,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from satsweep import engine
 from satsweep.design import Configuration, Design
 
 __all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "min_group_seconds", "plan"]
@@ -54,7 +54,7 @@ class Schedule:
 
 def configuration_seconds(design: Design, config: Configuration) -> float:
     """Estimated seconds of a configuration's job: its replications, one after the other."""
-    return design.replications * engine.estimated_seconds(config.params)
+    return design.replications * design.describe.estimated_seconds(config.params)
 
 
 def min_group_seconds(executor: str | None) -> float:

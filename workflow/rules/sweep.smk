@@ -1,9 +1,9 @@
 # One job per configuration (design point): it runs the configuration's replications that are
-# not done yet, one after the other, each into its own files (satsweep/store.py). The job's
+# not done yet, one after the other, each into its own files (satsweep/store). The job's
 # output is a small manifest named after r, so raising r reruns the job, which then runs only the
 # new replications. Priorities put the longest configurations first; through remote executors
-# the configurations are batched into group jobs (satsweep/schedule.py). `collect` compacts
-# every finished run into runs.parquet and connections.parquet. Jobs are
+# the configurations are batched into group jobs (satsweep/workflow/schedule.py). `collect`
+# compacts every finished run into runs.parquet and one file per table of the program. Jobs are
 # `python -m satsweep.workflow.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
 # store from their output paths: any executor with a shared file system runs them as they are.
 # See workflow/README.md.
@@ -16,9 +16,9 @@ wildcard_constraints:
 
 rule simulate:
     output:
-        STORE / "runs" / "{config_id}" / "complete-{replications}.json",
+        STORE.root / "runs" / "{config_id}" / "complete-{replications}.json",
     log:
-        STORE / "logs" / "{config_id}-{replications}.log",
+        STORE.logs / "{config_id}-{replications}.log",
     params:
         sweep=config["sweep"],
         python=sys.executable,
@@ -34,15 +34,11 @@ rule simulate:
 
 rule collect:
     input:
-        [
-            store.manifest_file(STORE, c.config_id, DESIGN.replications)
-            for c in DESIGN.configurations
-        ],
+        [STORE.manifest_file(c.config_id, DESIGN.replications) for c in DESIGN.configurations],
     output:
-        runs=STORE / "runs.parquet",
-        connections=STORE / "connections.parquet",
+        [STORE.table(name) for name in TABLES],
     log:
-        STORE / "logs" / "collect.log",
+        STORE.logs / "collect.log",
     params:
         sweep=config["sweep"],
         python=sys.executable,
@@ -51,11 +47,11 @@ rule collect:
     resources:
         mem_mb=1024,
     shell:
-        "{params.python:q} -m satsweep.workflow.jobs collect {params.sweep:q} {output.runs:q}"
-        " {output.connections:q} > {log:q} 2>&1"
+        "{params.python:q} -m satsweep.workflow.jobs collect {params.sweep:q} {output[0]:q}"
+        " > {log:q} 2>&1"
 
 
 onerror:
     # With --keep-going (or after the first failure), still compact the runs that succeeded:
     # the store then holds exactly the successful runs.
-    store.collect(DESIGN, config["results"])
+    STORE.collect(DESIGN)

@@ -1,0 +1,392 @@
+"""Sweep designs: a YAML file describing a full factorial design of a program's runs.
+
+A design names a study, the program that simulates it (docs/engine-contract.md), its factors
+(parameter -> list of levels), fixed parameters, the number of replications r and a base seed,
+and optionally what its analysis looks at::
+
+    study: goyal98-quick
+    description: the paper's 4 x 2 x 3 design on three links, scaled down
+    program: satnet
+    factors:
+      link: [wan, meo, geo]
+      flavor: [vanilla, reno, newreno, sack]
+      drop: [epd, sd]
+      bufferRtt: [0.5, 1, 2]
+    fixed:
+      clients: 20
+      simTime: 20
+    replications: 2
+    base_seed: 1
+    analysis: {responses: [efficiency, fairness], by: link, factors: [drop, flavor, bufferRtt]}
+
+:func:`load_design` validates a file against the schema and the program's ``--describe``
+(errors name the file, the field and what is allowed) and :meth:`Design.runs` expands it into
+the full factorial x r, each run with its ``config_id`` and random stream (see
+:func:`config_id` and :func:`rng_run`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
+
+from satsweep.engine import Description, Program, ProgramError, value_text
+
+__all__ = [
+    "RESERVED_PARAMETERS",
+    "AnalysisSettings",
+    "Configuration",
+    "Design",
+    "DesignError",
+    "Run",
+    "config_id",
+    "load_design",
+    "rng_run",
+]
+
+#: What satsweep passes every run itself (the contract): a design may not name them.
+RESERVED_PARAMETERS = {
+    "run": "satsweep derives each run's --run (its random stream) from base_seed, configuration "
+    "and replication",
+    "out": "satsweep chooses where results go",
+}
+#: The largest --run satsweep derives.
+MAX_RNG = 2**32 - 1
+STUDY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+Level = StrictBool | int | float | str
+
+
+class DesignError(ValueError):
+    """A sweep file that cannot be run; the message names the file, the field and what is allowed."""
+
+
+class Resources(BaseModel):
+    """What one job (one configuration, its replications run one after the other) asks for."""
+
+    model_config = ConfigDict(extra="forbid")
+    mem_mb: int = Field(default=512, ge=1)
+
+
+class AnalysisSettings(BaseModel):
+    """What the study's analysis and report look at by default (each may be given instead on
+    the command line): responses (summary fields), the factors in the order of the report's
+    tables (the last one makes the columns) and a factor to analyse per level of."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    responses: list[str] | None = Field(default=None, min_length=1)
+    factors: list[str] | None = Field(default=None, min_length=1)
+    by: str | None = None
+
+
+class Design(BaseModel):
+    """A validated sweep design. Build it with :func:`load_design`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    study: str = Field(pattern=STUDY_PATTERN, max_length=100)
+    description: str = ""
+    program: str = Field(min_length=1)
+    factors: dict[str, list[Level]] = Field(min_length=1)
+    fixed: dict[str, Level] = Field(default_factory=dict)
+    replications: int = Field(ge=1)
+    base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
+    resources: Resources = Field(default_factory=Resources)
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
+    _executable: Program | None = PrivateAttr(default=None)
+    _source: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path:
+        """The design file (absolute), as :func:`load_design` read it."""
+        if self._source is None:
+            raise RuntimeError("a Design's file is set by load_design")
+        return self._source
+
+    @property
+    def executable(self) -> Program:
+        """The program the design names (resolved by :func:`load_design`)."""
+        if self._executable is None:
+            raise RuntimeError("a Design's program is resolved by load_design")
+        return self._executable
+
+    @property
+    def describe(self) -> Description:
+        """The program's ``--describe``."""
+        return self.executable.description
+
+    @cached_property
+    def configurations(self) -> list[Configuration]:
+        """The full factorial, first factor varying slowest, in the order of the file."""
+        names = list(self.factors)
+        configs = []
+        for index, levels in enumerate(itertools.product(*self.factors.values())):
+            params = {**dict(zip(names, levels, strict=True)), **self.fixed}
+            configs.append(Configuration(index, config_id(params), params))
+        return configs
+
+    def configuration(self, cid: str) -> Configuration:
+        """The configuration with this config_id."""
+        for config in self.configurations:
+            if config.config_id == cid:
+                return config
+        raise KeyError(f"study {self.study} has no configuration {cid}")
+
+    def runs(self) -> Iterator[Run]:
+        """Every run: each configuration x replications 1..r."""
+        for config in self.configurations:
+            yield from config.runs(self)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.configurations) * self.replications
+
+    def parameters(self) -> list[str]:
+        """The design's parameters: its factors, then its fixed parameters."""
+        return [*self.factors, *self.fixed]
+
+    def resolved(self) -> dict[str, Any]:
+        """The design as the store records it: every field, defaults filled in, and the
+        program's path instead of how the file named it."""
+        data = self.model_dump(mode="json")
+        data["program"] = str(self.executable.path)
+        return data
+
+    def sha256(self) -> str:
+        """The hash of :meth:`resolved` as canonical JSON."""
+        canonical = json.dumps(self.resolved(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One design point: the values of every factor plus the fixed parameters."""
+
+    index: int
+    config_id: str
+    params: dict[str, Any]
+
+    def runs(self, design: Design) -> list[Run]:
+        return [
+            Run(
+                study=design.study,
+                config_id=self.config_id,
+                replication=k,
+                seed=design.base_seed,
+                run=rng_run(design.base_seed, self.config_id, k),
+                params=self.params,
+            )
+            for k in range(1, design.replications + 1)
+        ]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation: a configuration, its replication index k (1..r) and its random stream."""
+
+    study: str
+    config_id: str
+    replication: int
+    seed: int  # the design's base_seed, the root of the run's stream
+    run: int  # the program's --run: rng_run(base_seed, config_id, replication)
+    params: dict[str, Any]
+
+
+def config_id(params: dict[str, Any]) -> str:
+    """The stable id of a configuration: 12 hex digits of the sha256 of its effective parameters.
+
+    The parameters are serialised as canonical JSON (keys sorted, each value as the text the
+    program gets, see :func:`satsweep.engine.value_text`), so neither the order of keys in the file nor
+    ``5`` versus ``"5"`` or ``2.0`` versus ``2`` changes it; replication and seed are not part of it.
+    """
+    canonical = json.dumps(
+        {name: value_text(value) for name, value in params.items()},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+def rng_run(base_seed: int, cid: str, replication: int) -> int:
+    """The random stream (``--run``) of replication k of a configuration: 1 + (first 8 bytes,
+    big-endian, of sha256("satsweep:<base_seed>:<config_id>:<k>")) mod (2**32 - 1), in
+    1 .. 2**32 - 1.
+
+    It depends on nothing else, so raising r keeps every existing run's stream and adds new ones.
+    """
+    digest = hashlib.sha256(f"satsweep:{base_seed}:{cid}:{replication}".encode()).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % MAX_RNG
+
+
+_FIELD_HELP = {
+    "study": "a name of letters, digits, '.', '_', '-' (it names results/<study>/)",
+    "description": "text",
+    "program": "a program built by this project (e.g. satnet) or a path to an executable "
+    "honouring the engine contract, relative to the sweep file",
+    "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
+    "fixed": "a mapping of parameter -> one value",
+    "replications": "an integer >= 1",
+    "base_seed": f"an integer from 1 to {MAX_RNG}",
+    "resources": "a mapping with mem_mb (an integer >= 1)",
+    "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
+    "the report's columns) and by (a factor)",
+}
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    """(field, message) of one pydantic error, with what is allowed."""
+    loc = [str(part) for part in error["loc"]]
+    # a Level union reports one error per member type: keep the field, drop the type name
+    while loc and loc[-1] in ("bool", "int", "float", "str"):
+        loc.pop()
+    field = ".".join(loc) or "(top level)"
+    kind, message = error["type"], error["msg"].removeprefix("Value error, ")
+    top = loc[0] if loc else ""
+    if kind == "extra_forbidden":
+        return field, f"unknown field; allowed: {', '.join(_FIELD_HELP)}"
+    if kind == "missing":
+        return field, f"missing; allowed: {_FIELD_HELP.get(top, 'a value')}"
+    if kind == "value_error":
+        return field, message
+    if top in ("factors", "fixed") and len(loc) >= 2:
+        got = error.get("input")
+        return field, f"{got!r} is not allowed; allowed: a string, a number or true/false"
+    got = error.get("input")
+    shown = f"{got!r} is not allowed" if not isinstance(got, dict | list) else message
+    return field, f"{shown}; allowed: {_FIELD_HELP.get(top, message)}"
+
+
+def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[str, str]]:
+    """Problems of the factor and fixed names and values against the program's ``--describe``
+    (as far as the file's shape allows)."""
+    declared = [p.name for p in describe.parameters]
+    allowed = ", ".join(sorted(declared, key=str.lower)) or "(none)"
+    factors = raw.get("factors") if isinstance(raw.get("factors"), dict) else {}
+    fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
+    problems = []
+    for section, values in (("factors", factors), ("fixed", fixed)):
+        for name, value in values.items():
+            where = f"{section}.{name}"
+            parameter = describe.parameter(str(name))
+            if name in RESERVED_PARAMETERS:
+                problems.append((where, f"reserved: {RESERVED_PARAMETERS[name]}"))
+            elif parameter is None:
+                problems.append(
+                    (where, f"unknown parameter '{name}' of {describe.name}; allowed: {allowed}")
+                )
+            elif section == "fixed" and name in factors:
+                problems.append(
+                    (where, f"'{name}' is also a factor; allowed: a parameter in one of both")
+                )
+            else:
+                levels = value if section == "factors" and isinstance(value, list) else [value]
+                problems += [
+                    (where, problem)
+                    for problem in dict.fromkeys(filter(None, map(parameter.check, levels)))
+                ]
+    for name, levels in factors.items():
+        if not isinstance(levels, list):
+            continue
+        if not levels:
+            problems.append((f"factors.{name}", "empty level list; allowed: one or more levels"))
+        seen: set[str] = set()
+        for level in levels:
+            text = value_text(level)
+            if text in seen:
+                problems.append(
+                    (
+                        f"factors.{name}",
+                        f"duplicate level {level!r} (the program would get --{name}={text} "
+                        "twice); allowed: distinct levels",
+                    )
+                )
+            seen.add(text)
+    return problems
+
+
+def _check_analysis(design: Design) -> list[tuple[str, str]]:
+    """Problems of the ``analysis`` section: names of the design's factors and of numeric
+    summary fields."""
+    settings, describe = design.analysis, design.describe
+    factors = ", ".join(design.factors)
+    numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
+    problems = []
+    for response in settings.responses or ():
+        if response not in numeric:
+            problems.append(
+                (
+                    "analysis.responses",
+                    f"'{response}' is not a numeric summary field of {describe.name}; "
+                    f"allowed: {', '.join(numeric) or '(none)'}",
+                )
+            )
+    for factor in [*(settings.factors or ()), *([settings.by] if settings.by else [])]:
+        if factor not in design.factors:
+            problems.append(
+                (
+                    "analysis.by" if factor == settings.by else "analysis.factors",
+                    f"'{factor}' is not a factor of the design; allowed: {factors}",
+                )
+            )
+    if settings.by and settings.by in (settings.factors or ()):
+        problems.append(("analysis.by", f"'{settings.by}' is also in analysis.factors"))
+    return problems
+
+
+def load_design(path: str | Path) -> Design:
+    """Reads and validates a sweep file; raises DesignError naming file, field and what is allowed.
+
+    The program the design names is found and asked for its ``--describe`` (cached per binary),
+    against which the factors and fixed parameters are checked.
+    """
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise DesignError(f"{path}: cannot read the sweep file: {e.strerror or e}") from e
+    except yaml.YAMLError as e:
+        raise DesignError(f"{path}: not valid YAML: {e}") from e
+    if not isinstance(raw, dict):
+        raise DesignError(f"{path}: (top level): allowed: a mapping with {', '.join(_FIELD_HELP)}")
+    problems: list[tuple[str, str]] = []
+    program = None
+    if isinstance(raw.get("program"), str) and raw["program"]:
+        try:
+            program = Program.find(raw["program"], path.absolute().parent)
+        except ProgramError as e:
+            problems.append(("program", str(e)))
+        except OSError as e:
+            problems.append(("program", f"cannot read '{raw['program']}': {e.strerror or e}"))
+    if program is not None:
+        problems += _check_parameters(raw, program.description)
+    design = None
+    try:
+        design = Design.model_validate(raw)
+    except ValidationError as e:
+        problems += map(_describe, e.errors())
+    if design is not None and program is not None:
+        design._executable = program
+        design._source = path.absolute()
+        problems += _check_analysis(design)
+    if problems or design is None:
+        lines = [f"{path}: {field}: {message}" for field, message in problems]
+        raise DesignError("\n".join(dict.fromkeys(lines))) from None
+    streams: dict[int, Run] = {}
+    for run in design.runs():
+        other = streams.setdefault(run.run, run)
+        if other is not run:  # 2**32 streams: a collision is rare but would correlate two runs
+            raise DesignError(
+                f"{path}: base_seed: {design.base_seed} gives runs {other.config_id}/r"
+                f"{other.replication} and {run.config_id}/r{run.replication} the same "
+                "random stream (--run); allowed: another base_seed"
+            )
+    return design

@@ -1,0 +1,175 @@
+"""A run's rows in the store, typed by the program's ``--describe``.
+
+The run table (``runs``) has one row per run: the key columns, the design's parameters (its
+factors, then its fixed parameters), the rest of the program's effective parameters, its
+summary and the run's provenance. Each table the program declares (``connections``, ...) gets
+the key columns and the declared columns. JSON does not tell 0 from 0.0; the declared types do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import socket
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+import satsweep
+from satsweep.design import Design, Run
+from satsweep.engine import Program, value_text
+
+__all__ = ["KEY_COLUMNS", "PROVENANCE_COLUMNS", "run_rows", "run_schema", "table_schema"]
+
+#: The columns that identify a run: its study, configuration, replication and random stream.
+KEY_COLUMNS = ("study", "config_id", "replication", "seed", "run")
+#: What ran, where and when.
+PROVENANCE_COLUMNS = (
+    "program",
+    "program_version",
+    "program_sha256",
+    "satsweep_version",
+    "git_commit",
+    "git_dirty",
+    "host",
+    "started_at",
+    "elapsed_seconds",
+)
+_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "string": pa.string()}
+_KEY_TYPES = {
+    "study": pa.string(),
+    "config_id": pa.string(),
+    "replication": pa.int64(),
+    "seed": pa.int64(),
+    "run": pa.int64(),
+}
+_PROVENANCE_TYPES = {
+    "program": pa.string(),
+    "program_version": pa.string(),
+    "program_sha256": pa.string(),
+    "satsweep_version": pa.string(),
+    "git_commit": pa.string(),
+    "git_dirty": pa.bool_(),
+    "host": pa.string(),
+    "started_at": pa.timestamp("us"),
+    "elapsed_seconds": pa.float64(),
+}
+
+
+def run_schema(design: Design) -> pa.Schema:
+    """The run table's columns, in order (see the module's docstring)."""
+    describe = design.describe
+    own = set(design.parameters())
+    fields = dict(_KEY_TYPES)
+    for name in [*design.parameters(), *(p.name for p in describe.parameters if p.name not in own)]:
+        fields[name] = _ARROW[describe.parameter(name).type]  # type: ignore[union-attr]
+    for field in describe.summary:
+        fields.setdefault(field.name, _ARROW[field.type])
+    for name, kind in _PROVENANCE_TYPES.items():
+        fields.setdefault(name, kind)
+    return pa.schema(fields)
+
+
+def table_schema(design: Design, table: str) -> pa.Schema:
+    """The columns of one of the program's tables: study, config_id, replication, its own."""
+    fields = {name: _KEY_TYPES[name] for name in ("study", "config_id", "replication")}
+    for column in design.describe.tables[table]:
+        fields.setdefault(column.name, _ARROW[column.type])
+    return pa.schema(fields)
+
+
+def clashes(design: Design) -> list[str]:
+    """The program's summary fields and table columns that would take a name the store uses."""
+    describe = design.describe
+    taken = {*KEY_COLUMNS, *PROVENANCE_COLUMNS, *(p.name for p in describe.parameters)}
+    problems = [f"summary field '{f.name}'" for f in describe.summary if f.name in taken]
+    for table, columns in describe.tables.items():
+        problems += [
+            f"column '{c.name}' of table '{table}'"
+            for c in columns
+            if c.name in ("study", "config_id", "replication")
+        ]
+    return problems
+
+
+def _typed(value: Any, kind: pa.DataType) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_floating(kind):
+        return float(value)
+    if pa.types.is_string(kind) and not isinstance(value, str):
+        return value_text(value)
+    return value
+
+
+@cache
+def _git(directory: Path, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=directory, capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+@cache
+def _host_and_project(project: Path) -> dict[str, Any]:
+    """What is the same for every run of a process: satsweep, the git state of the project
+    the design file is in (None outside git), the host."""
+    status = _git(project, "status", "--porcelain", "--untracked-files=no")
+    return {
+        "satsweep_version": satsweep.__version__,
+        "git_commit": _git(project, "rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+        "host": socket.gethostname(),
+    }
+
+
+def _provenance(program: Program, project: Path) -> dict[str, Any]:
+    return {
+        "program": program.name,
+        "program_version": program.description.version,
+        "program_sha256": program.sha256,
+        **_host_and_project(project),
+    }
+
+
+def run_rows(
+    design: Design, run: Run, result: dict, started_at: dt.datetime, elapsed: float
+) -> tuple[pa.Table, dict[str, pa.Table]]:
+    """The run's row (a one-row table) and its rows of each of the program's tables.
+
+    ``result`` has been checked against the program's description (Program.run).
+    """
+    schema = run_schema(design)
+    values: dict[str, Any] = {
+        "study": run.study,
+        "config_id": run.config_id,
+        "replication": run.replication,
+        "seed": run.seed,
+        "run": run.run,
+    }
+    values.update(run.params)  # the design's values, typed by the parameter
+    for name, value in result["params"].items():  # the program's effective parameters
+        values.setdefault(name, value)
+    values.update(result["summary"])
+    values.update(_provenance(design.executable, design.source.parent))
+    values.update(started_at=started_at, elapsed_seconds=elapsed)
+    row = pa.table({f.name: pa.array([_typed(values.get(f.name), f.type)], f.type) for f in schema})
+    tables = {}
+    for table in design.describe.tables:
+        table_rows = result.get(table, [])
+        columns = table_schema(design, table)
+        keys = {"study": run.study, "config_id": run.config_id, "replication": run.replication}
+        tables[table] = pa.table(
+            {
+                f.name: pa.array(
+                    [_typed(keys.get(f.name, r.get(f.name)), f.type) for r in table_rows], f.type
+                )
+                for f in columns
+            }
+        )
+    return row, tables
