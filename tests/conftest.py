@@ -1,4 +1,5 @@
-"""Shared fixtures: the built satnet binaries (./setup.sh builds them), a local Slurm."""
+"""Shared fixtures: the repository, the built satnet program (./setup.sh builds and installs
+it), a local Slurm."""
 
 from __future__ import annotations
 
@@ -8,25 +9,26 @@ from pathlib import Path
 
 import pytest
 
-from satsweep import engine
+from satsweep.engine import Program
 
-BUILD = engine.REPO_ROOT / "sim" / "build"
+#: The repository (the tests use its sweeps, scripts and build tree).
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "sim" / "build"
 
 
 @pytest.fixture(scope="session")
-def satnet() -> Path:
-    """The satnet binary."""
-    return engine.satnet_binary()
+def satnet() -> Program:
+    """The satnet program, as a design naming it finds it."""
+    return Program.find("satnet", REPO)
 
 
 def run_satnet_cli(*flags: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Runs satnet with raw command-line flags and captures its output."""
-    return subprocess.run(
-        [str(engine.satnet_binary()), *flags], capture_output=True, text=True, cwd=cwd
-    )
+    path = Program.find("satnet", REPO).path
+    return subprocess.run([str(path), *flags], capture_output=True, text=True, cwd=cwd)
 
 
-SLURM_SCRIPT = engine.REPO_ROOT / "ray_jobs" / "slurm" / "local-cluster.sh"
+SLURM_SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 SLURM_DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
 
 

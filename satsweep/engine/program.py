@@ -154,12 +154,21 @@ class Program:
             candidate = directory / spec
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return cls.at(candidate)
-        built = sorted({p.name for d in program_dirs() if d.is_dir() for p in d.iterdir()})
+        built = sorted(
+            {
+                p.name
+                for d in program_dirs()
+                if d.is_dir()
+                for p in d.iterdir()
+                if p.is_file() and os.access(p, os.X_OK)
+            }
+        )
         where = ", ".join(str(d) for d in program_dirs())
         raise ProgramError(
             f"'{spec}' is not a program built by this project (none in {where}); allowed: "
-            + (", ".join(built) + ", " if built else "")
-            + "a path to an executable (e.g. ./my-sim), or ./setup.sh to build this project's"
+            + (", ".join(built) + ", or " if built else "")
+            + "a path to an executable (e.g. ./my-sim); ./setup.sh builds and installs this "
+            "project's programs"
         )
 
     @property

@@ -8,18 +8,12 @@ the key columns and the declared columns. JSON does not tell 0 from 0.0; the dec
 
 from __future__ import annotations
 
-import datetime as dt
-import socket
-import subprocess
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-import satsweep
 from satsweep.design import Design, Run
-from satsweep.engine import Program, value_text
+from satsweep.engine import value_text
 
 __all__ = ["KEY_COLUMNS", "PROVENANCE_COLUMNS", "run_rows", "run_schema", "table_schema"]
 
@@ -104,45 +98,13 @@ def _typed(value: Any, kind: pa.DataType) -> Any:
     return value
 
 
-@cache
-def _git(directory: Path, *args: str) -> str | None:
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=directory, capture_output=True, text=True, timeout=30
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 else None
-
-
-@cache
-def _host_and_project(project: Path) -> dict[str, Any]:
-    """What is the same for every run of a process: satsweep, the git state of the project
-    the design file is in (None outside git), the host."""
-    status = _git(project, "status", "--porcelain", "--untracked-files=no")
-    return {
-        "satsweep_version": satsweep.__version__,
-        "git_commit": _git(project, "rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
-        "host": socket.gethostname(),
-    }
-
-
-def _provenance(program: Program, project: Path) -> dict[str, Any]:
-    return {
-        "program": program.name,
-        "program_version": program.description.version,
-        "program_sha256": program.sha256,
-        **_host_and_project(project),
-    }
-
-
 def run_rows(
-    design: Design, run: Run, result: dict, started_at: dt.datetime, elapsed: float
+    design: Design, run: Run, result: dict, provenance: dict[str, Any]
 ) -> tuple[pa.Table, dict[str, pa.Table]]:
     """The run's row (a one-row table) and its rows of each of the program's tables.
 
-    ``result`` has been checked against the program's description (Program.run).
+    ``result`` has been checked against the program's description (Program.run);
+    ``provenance`` has the PROVENANCE_COLUMNS.
     """
     schema = run_schema(design)
     values: dict[str, Any] = {
@@ -156,8 +118,7 @@ def run_rows(
     for name, value in result["params"].items():  # the program's effective parameters
         values.setdefault(name, value)
     values.update(result["summary"])
-    values.update(_provenance(design.executable, design.source.parent))
-    values.update(started_at=started_at, elapsed_seconds=elapsed)
+    values.update(provenance)
     row = pa.table({f.name: pa.array([_typed(values.get(f.name), f.type)], f.type) for f in schema})
     tables = {}
     for table in design.describe.tables:

@@ -220,11 +220,10 @@ class Store:
                 result.missing.append(run)
         return result
 
-    def write_run(
-        self, design: Design, run: Run, result: dict, started_at: dt.datetime, elapsed: float
-    ) -> None:
-        """Stores a run's result: its tables' rows, then its run row (the run is then done)."""
-        row, tables = run_rows(design, run, result, started_at, elapsed)
+    def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
+        """Stores a run's result and provenance (store/rows.py): its tables' rows, then its
+        run row (the run is then done)."""
+        row, tables = run_rows(design, run, result, provenance)
         for name, rows in tables.items():
             write_parquet(self.run_file(run, f".{name}.parquet"), rows)
         write_parquet(self.run_file(run), row)

@@ -10,16 +10,55 @@ configuration and runs the same under any Snakemake executor with a shared file 
 from __future__ import annotations
 
 import datetime as dt
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import Any
 
+import satsweep
 from satsweep.design import Design, Run, load_design
 from satsweep.engine import SimulationError
 from satsweep.store import Store, write_json
 
-__all__ = ["run_configuration", "simulate_run"]
+__all__ = ["provenance", "run_configuration", "simulate_run"]
+
+
+@cache
+def _git(directory: Path, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=directory, capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+@cache
+def _project(directory: Path) -> dict[str, Any]:
+    status = _git(directory, "status", "--porcelain", "--untracked-files=no")
+    return {
+        "git_commit": _git(directory, "rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+    }
+
+
+def provenance(design: Design) -> dict[str, Any]:
+    """What every run of this process shares: the program, satsweep, the git state of the
+    project the design file is in (None outside git), the host."""
+    program = design.executable
+    return {
+        "program": program.name,
+        "program_version": program.description.version,
+        "program_sha256": program.sha256,
+        "satsweep_version": satsweep.__version__,
+        **_project(design.source.parent),
+        "host": socket.gethostname(),
+    }
 
 
 def simulate_run(design: Design, run: Run, store: Store) -> str | None:
@@ -35,7 +74,9 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
     except SimulationError as e:
         failure = e
     else:
-        store.write_run(design, run, result, started_at, time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
+        store.write_run(design, run, result, facts)
         return None
     store.write_failure(
         run,

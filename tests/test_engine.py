@@ -1,0 +1,191 @@
+"""The engine contract from satsweep's side (satsweep/engine): descriptions, finding a program,
+the --describe cache, checking results. Small programs written here, no simulator."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from satsweep.engine import Description, Parameter, Program, ProgramError, SimulationError
+from satsweep.engine import program as program_module
+
+DESCRIBE = {
+    "name": "toy",
+    "version": "0.1",
+    "parameters": [
+        {"name": "rate", "type": "float", "default": 1.0, "exclusiveMinimum": 0, "unit": "1/s",
+         "help": "h"},
+        {"name": "n", "type": "int", "default": 10, "minimum": 1, "maximum": 100, "help": "h"},
+        {"name": "mode", "type": "string", "default": "a", "choices": ["a", "b"], "help": "h"},
+        {"name": "on", "type": "bool", "default": True, "help": "h"},
+    ],
+    "summary": [{"name": "mean", "type": "float", "unit": "s", "help": "h"},
+                {"name": "count", "type": "int", "help": "h"}],
+    "tables": {"samples": [{"name": "i", "type": "int", "help": "h"}]},
+    "cost": {"per": ["n"], "by": "mode", "seconds": {"a": 2.0, "b": 3.0}},
+}  # fmt: skip
+
+
+def toy(directory: Path, describe: dict, result: dict | None = None, name: str = "toy") -> Path:
+    """A program that prints ``describe`` and writes ``result`` (with the flags it got as
+    params when None) to --out; every --describe call is counted in ``calls``."""
+    path = directory / name
+    path.write_text(
+        textwrap.dedent(f"""\
+        #!/usr/bin/env python3
+        import json, sys
+        args = sys.argv[1:]
+        if args == ["--describe"]:
+            with open({str(directory / "calls")!r}, "a") as f:
+                f.write("x")
+            print(json.dumps({describe!r}))
+            sys.exit(0)
+        flags = dict(a[2:].split("=", 1) for a in args)
+        out = flags.pop("out")
+        result = {result!r}
+        if result is None:
+            result = {{"params": {{}}, "summary": {{"mean": float(flags["run"]), "count": 1}},
+                       "samples": [{{"i": 0}}], "argv": None}}
+            result.pop("argv")
+        with open(out, "w") as f:
+            json.dump(result, f)
+        """)
+    )
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    program_module._description.cache_clear()
+    program_module._identity.cache_clear()
+
+
+def test_description_is_read_and_typed(tmp_path):
+    program = Program.at(toy(tmp_path, DESCRIBE))
+    d = program.description
+    assert d.name == "toy" and [p.name for p in d.parameters] == ["rate", "n", "mode", "on"]
+    assert d.units() == {"rate": "1/s", "mean": "s"}
+    assert d.estimated_seconds({"mode": "b"}) == 3.0 * 10  # n's default
+    assert d.estimated_seconds({"n": 4}) == 2.0 * 4  # mode's default
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "allowed"),
+    [
+        ("rate", 0, "allowed: a number > 0"),
+        ("rate", "fast", "allowed: a number > 0"),
+        ("n", 0, "allowed: an integer >= 1 and <= 100"),
+        ("n", 2.5, "allowed: an integer"),
+        ("n", True, "allowed: an integer"),
+        ("mode", "c", "allowed: a, b"),
+        ("on", 1, "allowed: true or false"),
+    ],
+)
+def test_parameter_check_says_what_is_allowed(name, value, allowed):
+    description = Description.model_validate(DESCRIBE)
+    parameter = description.parameter(name)
+    assert isinstance(parameter, Parameter)
+    problem = parameter.check(value)
+    assert problem is not None and allowed in problem, problem
+
+
+def test_parameter_check_accepts_allowed_values():
+    description = Description.model_validate(DESCRIBE)
+    for name, value in (("rate", 2), ("rate", 0.5), ("n", 100), ("mode", "b"), ("on", False)):
+        assert description.parameter(name).check(value) is None, (name, value)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"summary": None}, "summary"),
+        ({"parameters": [{"name": "run", "type": "int", "help": ""}]}, "reserved"),
+        ({"parameters": [{"name": "x", "type": "complex", "help": ""}]}, "parameters.0.type"),
+        ({"parameters": [{"name": "x", "type": "int", "default": "a", "help": ""}]}, "default"),
+        ({"tables": {"runs": []}}, "reserved name"),
+        ({"cost": {"per": ["nope"], "seconds": 1}}, "cost: 'nope' is not a parameter"),
+    ],
+)
+def test_a_describe_that_breaks_the_contract_is_refused(tmp_path, change, words):
+    bad = {**DESCRIBE, **change}
+    if bad.get("summary") is None:
+        del bad["summary"]
+    with pytest.raises(ProgramError) as error:
+        Program.at(toy(tmp_path, bad))
+    assert "--describe" in str(error.value) and words in str(error.value), str(error.value)
+
+
+def test_describe_is_asked_once_per_binary(tmp_path):
+    path = toy(tmp_path, DESCRIBE)
+    Program.at(path)
+    program_module._description.cache_clear()  # a new process: only the file cache is left
+    program_module._identity.cache_clear()
+    Program.at(path)
+    assert (tmp_path / "calls").read_text() == "x"
+    path.write_text(path.read_text() + "\n# changed\n")  # another binary: asked again
+    program_module._identity.cache_clear()
+    assert Program.at(path).description.name == "toy"
+    assert (tmp_path / "calls").read_text() == "xx"
+
+
+def test_programs_are_found_by_name_or_by_path(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "programs"
+    bin_dir.mkdir()
+    toy(bin_dir, DESCRIBE)
+    monkeypatch.setenv("SATSWEEP_PROGRAMS", str(bin_dir))
+    assert Program.find("toy", tmp_path).path == bin_dir / "toy"
+    assert Program.find("./programs/toy", tmp_path).path == bin_dir / "toy"
+    with pytest.raises(ProgramError) as error:
+        Program.find("nosuch", tmp_path)
+    assert "'nosuch' is not a program built by this project" in str(error.value)
+    assert "allowed: toy, " in str(error.value)
+    with pytest.raises(ProgramError, match="no such file"):
+        Program.find("./nosuch", tmp_path)
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(ProgramError, match="is not executable"):
+        Program.find("./plain", tmp_path)
+
+
+def test_a_run_gets_its_parameters_run_and_out(tmp_path):
+    program = Program.at(toy(tmp_path, DESCRIBE))
+    assert program.command({"n": 3, "rate": 2.0, "on": True}, 7, Path("o.json")) == [
+        str(program.path), "--n=3", "--rate=2", "--on=1", "--run=7", "--out=o.json",
+    ]  # fmt: skip
+    result = program.run({"n": 3}, 7)
+    assert result["summary"] == {"mean": 7.0, "count": 1}
+
+
+@pytest.mark.parametrize(
+    ("result", "words"),
+    [
+        ({"params": {}, "summary": {"mean": 1, "extra": 2}}, "'extra' is not declared"),
+        ({"params": {}, "summary": {"mean": "x"}}, "'mean' = 'x' is not of type float"),
+        ({"params": {"n": 1.5}, "summary": {}}, "'n' = 1.5 is not of type int"),
+        ({"params": {}, "summary": {}, "samples": [{"j": 1}]}, "samples[0]: 'j'"),
+        ({"params": {}, "summary": {}, "other": []}, "'other' is not a part"),
+        ({"summary": {}}, "'params' is not an object"),
+    ],
+)
+def test_a_result_that_breaks_the_contract_is_a_failed_run(tmp_path, result, words):
+    program = Program.at(toy(tmp_path, DESCRIBE, result))
+    with pytest.raises(SimulationError) as error:
+        program.run({}, 1)
+    assert "does not follow the contract" in str(error.value) and words in str(error.value)
+
+
+def test_a_failing_program_reports_its_exit_code_and_stderr(tmp_path):
+    path = tmp_path / "failing"
+    path.write_text(
+        "#!/bin/sh\n"
+        f"[ \"$1\" = --describe ] && echo '{json.dumps(DESCRIBE)}' && exit 0\n"
+        "echo 'bad: --n=0: allowed: an integer >= 1' >&2; exit 2\n"
+    )
+    path.chmod(0o755)
+    with pytest.raises(SimulationError) as error:
+        Program.at(path).run({"n": 0}, 1)
+    assert error.value.returncode == 2 and "allowed: an integer >= 1" in error.value.stderr_tail
