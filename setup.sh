@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-step install: a virtual environment in .venv with the ns-3 wheel and satsweep's pinned
-# Python dependencies, then the `satnet` simulator built with CMake against that wheel.
+# Python dependencies, then the simulation programs of sim/ (satnet, ...) built with CMake
+# against that wheel and installed into .venv/libexec/satsweep.
 # No root needed. Idempotent: a rerun only does what changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -53,6 +54,9 @@ if [ ! -f sim/build/CMakeCache.txt ]; then
   log "configuring sim/ against $ns3_dir"
   cmake -S sim -B sim/build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -Dns3_DIR="$ns3_dir" >/dev/null
 fi
-log "building satnet"
+log "building the simulation programs"
 cmake --build sim/build --parallel "$(nproc)" >&2
-log "done: sim/build/satnet, .venv/bin/satsweep"
+# Into .venv/libexec/satsweep/, where a design's `program: satnet` is looked up
+# (docs/engine-contract.md).
+cmake --install sim/build --prefix .venv >/dev/null
+log "done: .venv/bin/satsweep, programs in .venv/libexec/satsweep: $(ls .venv/libexec/satsweep)"

@@ -7,7 +7,8 @@ RAY_AUTH_TOKEN_PATH), a private --temp-dir. Every process is started in a sessio
 stopped by PID: `ray stop` would also stop other people's Ray clusters on this machine.
 
 Snakemake runs the plugin from the source tree (PYTHONPATH), so these tests check the code in
-the working tree; `test_installed_plugin_is_discovered` checks what setup.sh installed.
+the working tree; `test_installed_plugin_is_discovered` checks what setup.sh installed with
+satsweep.
 """
 
 from __future__ import annotations
@@ -318,7 +319,8 @@ def test_resources_map_threads_and_memory() -> None:
 
 
 def test_installed_plugin_is_discovered() -> None:
-    """setup.sh installed the plugin (not editable) and it matches the source tree."""
+    """setup.sh installed the plugin with satsweep (a regular package that Snakemake's plugin
+    discovery finds) and it matches the source tree."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     code = "import snakemake_executor_plugin_ray as m, os; print(os.path.dirname(m.__file__))"
     found = subprocess.run(

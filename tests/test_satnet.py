@@ -1,5 +1,6 @@
-"""satnet as a program: its command-line contract, its JSON result, determinism, and the
-slow-start overflow of Barakat & Altman's Theorem 1."""
+"""satnet as a program: the engine contract (--describe, bad input, its JSON result checked
+against its description), determinism, and the slow-start overflow of Barakat & Altman's
+Theorem 1."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 
 import pytest
 
-from satsweep import engine
+from satsweep.engine import USAGE_ERROR, Program
 from tests.conftest import run_satnet_cli
 
 SMALL = {"clients": 10, "simTime": 10}
@@ -36,7 +37,7 @@ def stable(summary: dict) -> dict:
 def test_bad_input_exits_2_with_one_line_and_no_output(tmp_path, flag, allowed):
     out = tmp_path / "result.json"
     proc = run_satnet_cli(flag, f"--out={out}")
-    assert proc.returncode == engine.USAGE_ERROR
+    assert proc.returncode == USAGE_ERROR
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     name = flag.split("=")[0]
@@ -46,20 +47,41 @@ def test_bad_input_exits_2_with_one_line_and_no_output(tmp_path, flag, allowed):
 
 def test_buffer_rtt_and_cells_together_is_an_error():
     proc = run_satnet_cli("--bufferRtt=1", "--bufferCells=100")
-    assert proc.returncode == engine.USAGE_ERROR
+    assert proc.returncode == USAGE_ERROR
     assert "--bufferCells" in proc.stderr
 
 
-def test_help_lists_every_flag():
+def test_help_lists_every_flag(satnet: Program):
     proc = run_satnet_cli("--help")
     assert proc.returncode == 0
-    for flag in ("--link", "--flavor", "--drop", "--bufferRtt", "--bufferCells", "--out"):
+    for parameter in satnet.description.parameters:
+        assert f"--{parameter.name}" in proc.stdout
+    for flag in ("--run", "--out", "--seed", "--describe"):
         assert flag in proc.stdout
 
 
+def test_describe_declares_the_study_parameters_and_outputs(satnet: Program):
+    d = satnet.description
+    assert d.name == "satnet" and "ns-3 3.44" in d.version
+    assert {p.name: p.type for p in d.parameters}["bufferRtt"] == "float"
+    assert d.parameter("link").choices == ["wan", "meo", "geo"]
+    assert d.parameter("clients").minimum == 1 and d.parameter("mss").default is None
+    assert d.parameter("seed") is None and d.parameter("run") is None
+    assert {f.name: f.unit for f in d.summary}["efficiency"] == "fraction of capacity"
+    assert [c.name for c in d.tables["connections"]][:3] == ["id", "vc", "throughput_bps"]
+    # the cost hint: WAN's 1024 B segments cost ~6x MEO's and GEO's 9180 B ones
+    base = {"link": "wan", "clients": 50, "simTime": 30}
+    wan = d.estimated_seconds(base)
+    assert d.estimated_seconds(base | {"clients": 100}) == pytest.approx(2 * wan)
+    assert d.estimated_seconds(base | {"simTime": 90}) == pytest.approx(3 * wan)
+    for link in ("meo", "geo"):
+        assert d.estimated_seconds(base | {"link": link}) < wan / 5
+    assert d.estimated_seconds({}) == pytest.approx(wan * 20 / 3)  # defaults: 100 pairs, 100 s
+
+
 @pytest.fixture(scope="module")
-def small_run() -> dict:
-    return engine.run_satnet(SMALL)
+def small_run(satnet: Program) -> dict:
+    return satnet.run(SMALL, 1)  # checked against the description on the way
 
 
 def test_result_has_the_contract_shape(small_run):
@@ -69,9 +91,10 @@ def test_result_has_the_contract_shape(small_run):
     for key in (
         "efficiency", "fairness", "capacity_bps", "goodput_bps", "offered_bps",
         "frames_dropped_epd", "cells_dropped_epd", "frames_lost_reassembly",
-        "retransmissions", "timeouts", "fast_retransmits", "events", "wall_seconds", "version",
+        "retransmissions", "timeouts", "fast_retransmits", "events", "wall_seconds",
     ):  # fmt: skip
         assert key in summary, key
+    assert "run" not in params and "seed" not in params  # not declared parameters
     assert summary["capacity_bps"] == pytest.approx(45e6 * 1024 / 1219)
     assert len(connections) == 10
     assert {c["id"] for c in connections} == set(range(10))
@@ -92,11 +115,11 @@ def test_result_file_is_written_atomically(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
-def test_same_run_gives_identical_summary_and_another_run_differs(small_run):
-    again = engine.run_satnet(SMALL)
+def test_same_run_gives_identical_summary_and_another_run_differs(satnet, small_run):
+    again = satnet.run(SMALL, 1)
     assert stable(again["summary"]) == stable(small_run["summary"])
     assert again["connections"] == small_run["connections"]
-    other = engine.run_satnet({**SMALL, "run": 2})
+    other = satnet.run(SMALL, 2)
     assert stable(other["summary"]) != stable(small_run["summary"])
 
 
@@ -107,14 +130,14 @@ def barakat_window(buffer_packets: int, pipe_packets: float) -> float:
 
 
 @pytest.mark.parametrize("buffer_packets", [8, 150])
-def test_slow_start_overflow_matches_barakat_altman(buffer_packets):
+def test_slow_start_overflow_matches_barakat_altman(satnet, buffer_packets):
     cells_per_packet = 23
     params = {
         "workload": "bulk", "clients": 1, "simTime": 3, "drop": "tail", "flavor": "newreno",
         "bufferCells": buffer_packets * cells_per_packet,
         "ssthresh": 1_000_000_000, "window": 4_194_240,
     }  # fmt: skip
-    result = engine.run_satnet(params)
+    result = satnet.run(params, 1)
     p = result["params"]
     mu = p["bottleneckRate"] / (cells_per_packet * 53 * 8)  # packets/s
     # Round trip of a data packet and its ACK: propagation plus each hop's transmission.

@@ -1,5 +1,5 @@
-"""The order and batching of a sweep's jobs (satsweep/schedule.py, engine.estimated_seconds),
-and that Snakemake follows them."""
+"""The order and batching of a sweep's jobs (satsweep/workflow/schedule.py, by the program's
+cost hint), and that Snakemake follows them."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from satsweep import cli, engine
+from satsweep import cli
+from satsweep.design import load_design
 from satsweep.workflow import run as sweep
 from satsweep.workflow import schedule
-from satsweep.design import load_design
+from tests.conftest import REPO
 
-REPO = engine.REPO_ROOT
 QUICK = REPO / "sweeps" / "goyal98-quick.yaml"
 
 
@@ -24,17 +24,6 @@ def group_costs(design, plan: schedule.Schedule) -> list[float]:
         name = plan.group[config.config_id]
         costs[name] = costs.get(name, 0.0) + schedule.configuration_seconds(design, config)
     return [costs[name] for name in plan.group_sizes()]
-
-
-def test_estimate_scales_with_pairs_and_time_and_ranks_wan_above_satellites():
-    base = {"link": "wan", "clients": 50, "simTime": 30}
-    wan = engine.estimated_seconds(base)
-    assert engine.estimated_seconds(base | {"clients": 100}) == pytest.approx(2 * wan)
-    assert engine.estimated_seconds(base | {"simTime": 90}) == pytest.approx(3 * wan)
-    for link in ("meo", "geo"):
-        assert engine.estimated_seconds(base | {"link": link}) < wan / 5
-    # satnet's defaults: WAN, 100 pairs, 100 s
-    assert engine.estimated_seconds({}) == pytest.approx(engine.estimated_seconds(base) * 20 / 3)
 
 
 def test_priorities_rank_the_longest_configurations_first():

@@ -20,15 +20,16 @@ import duckdb
 import pytest
 import yaml
 
-from satsweep import cli, engine, store
+from satsweep import cli
+from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.cluster import submit
 from satsweep.design import load_design
+from tests.conftest import REPO
 from tests.test_ray_executor import _base_env, _wait_until, token_cluster
 
-REPO = engine.REPO_ROOT
 SMOKE = REPO / "sweeps" / "smoke.yaml"
 RAY = Path(sys.executable).with_name("ray")
-IGNORED = set(store.PROVENANCE_COLUMNS) | set(engine.VOLATILE_FIELDS)
+IGNORED = set(PROVENANCE_COLUMNS) | {"wall_seconds", "peak_rss_mb"}  # machine, not model
 JOB_TIMEOUT = 150
 
 
@@ -275,9 +276,8 @@ def test_bad_design_is_refused_like_run(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    """test_ray_executor's cluster, whose jobs import this checkout's satsweep."""
-    path = os.pathsep.join(filter(None, [str(REPO), _base_env().get("PYTHONPATH")]))
-    with token_cluster({"PYTHONPATH": path}) as c:
+    """test_ray_executor's cluster; its jobs import the installed satsweep."""
+    with token_cluster() as c:
         yield c
 
 

@@ -14,14 +14,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from satsweep import cli, engine, store
+from satsweep import cli
 from satsweep.design import MAX_RNG, DesignError, config_id, load_design, rng_run
-
-REPO = engine.REPO_ROOT
+from satsweep.store import PROVENANCE_COLUMNS
+from satsweep.store.rows import run_rows
+from tests.conftest import REPO
 
 GOOD = """\
 study: demo
 description: a demo
+program: satnet
 factors:
   flavor: [reno, sack]
   bufferRtt: [0.5, 1, 2]
@@ -111,7 +113,55 @@ BAD = [
         "unknown factor",
         GOOD.replace("flavor: [reno, sack]", "flavour: [reno, sack]"),
         "factors.flavour",
-        "unknown factor 'flavour'; allowed: accessDelay",
+        "unknown parameter 'flavour' of satnet; allowed: accessDelay",
+    ),
+    (
+        "level not among the choices",
+        GOOD.replace("[reno, sack]", "[reno, cubic]"),
+        "factors.flavor",
+        "'cubic' is not allowed; allowed: vanilla, reno, newreno, sack",
+    ),
+    (
+        "level of the wrong type",
+        GOOD.replace("clients: 2", "clients: two"),
+        "fixed.clients",
+        "'two' is not allowed; allowed: an integer >= 1",
+    ),
+    (
+        "level out of range",
+        GOOD.replace("simTime: 2", "simTime: 0"),
+        "fixed.simTime",
+        "0 is not allowed; allowed: a number > 0",
+    ),
+    (
+        "no program",
+        GOOD.replace("program: satnet\n", ""),
+        "program",
+        "missing; allowed: a program built by this project",
+    ),
+    (
+        "unknown program",
+        GOOD.replace("program: satnet", "program: satnett"),
+        "program",
+        "'satnett' is not a program built by this project",
+    ),
+    (
+        "program path that does not exist",
+        GOOD.replace("program: satnet", "program: ./bin/sim"),
+        "program",
+        "'./bin/sim': no such file",
+    ),
+    (
+        "response that is not a summary field",
+        GOOD + "analysis: {responses: [efficiency, speed]}\n",
+        "analysis.responses",
+        "'speed' is not a numeric summary field of satnet; allowed: efficiency",
+    ),
+    (
+        "analysis by a parameter that is not a factor",
+        GOOD + "analysis: {by: link}\n",
+        "analysis.by",
+        "'link' is not a factor of the design; allowed: flavor, bufferRtt",
     ),
     (
         "empty level list",
@@ -126,10 +176,10 @@ BAD = [
         "allowed: an integer >= 1",
     ),
     (
-        "unknown satnet flag",
+        "unknown fixed parameter",
         GOOD.replace("clients: 2", "clients: 2\n  simtime: 3"),
         "fixed.simtime",
-        "unknown satnet flag 'simtime'; allowed:",
+        "unknown parameter 'simtime' of satnet; allowed:",
     ),
     (
         "duplicate levels",
@@ -138,10 +188,10 @@ BAD = [
         "duplicate level 1.0",
     ),
     (
-        "reserved flag",
-        GOOD.replace("clients: 2", "clients: 2\n  seed: 3"),
-        "fixed.seed",
-        "reserved: set base_seed instead",
+        "reserved parameter",
+        GOOD.replace("clients: 2", "clients: 2\n  run: 3"),
+        "fixed.run",
+        "reserved: satsweep derives each run's --run",
     ),
     (
         "flag both factor and fixed",
@@ -192,27 +242,17 @@ def test_plan_shows_the_run_table(tmp_path, capsys):
     assert "estimated cost: unknown" in out
 
 
-def test_flag_list_comes_from_satnet_help_or_the_contract(monkeypatch, tmp_path):
-    monkeypatch.setenv("SATSWEEP_SATNET", str(tmp_path / "absent"))
-    assert engine.satnet_flag_names() == engine.KNOWN_FLAGS
-    fake = tmp_path / "satnet"
-    fake.write_text("#!/bin/sh\nprintf 'usage\\n\\n  --alpha\\n      a\\n  --beta\\n      b\\n'\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("SATSWEEP_SATNET", str(fake))
-    assert engine.satnet_flag_names() == ("alpha", "beta")
-
-
 def contract_result(clients: int = 2) -> dict:
-    """A satnet JSON result written by hand after sim/README.md's contract."""
+    """A satnet JSON result written by hand after its --describe."""
     summary = {
         "efficiency": 0, "fairness": 1, "capacity_bps": 37799835.93, "goodput_bps": 0,
         "offered_bps": 1200.5, "frames_dropped_epd": 0, "cells_dropped_epd": 0,
         "frames_lost_reassembly": 0, "retransmissions": 3, "timeouts": 1, "fast_retransmits": 0,
-        "events": 1234, "wall_seconds": 0.01, "peak_rss_mb": 20, "version": "satnet 0.1.0 (ns-3 3.44)",
+        "events": 1234, "wall_seconds": 0.01, "peak_rss_mb": 20,
     }  # fmt: skip
     return {
         "params": {"link": "wan", "flavor": "reno", "bufferRtt": 1, "bufferCells": 1062,
-                   "clients": clients, "simTime": 2, "run": 5, "seed": 7, "delay": 0.005},
+                   "clients": clients, "simTime": 2, "delay": 0.005},
         "summary": summary,
         "connections": [
             {"id": i, "vc": i + 1, "throughput_bps": 0, "scheduled_bps": 10.5,
@@ -223,13 +263,16 @@ def contract_result(clients: int = 2) -> dict:
     }  # fmt: skip
 
 
-def test_run_row_is_typed_and_carries_provenance(tmp_path):
+def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
     design = load_design(write(tmp_path, GOOD))
     run = next(design.runs())
-    satnet = tmp_path / "satnet"
-    satnet.write_bytes(b"binary")
+    result = contract_result()
+    assert design.executable.check_result(result) is None
     started = dt.datetime(2025, 1, 2, 3, 4, 5)
-    row, connections = store.run_row(design, run, contract_result(), started, 1.5, satnet)
+    provenance = {name: f"<{name}>" for name in PROVENANCE_COLUMNS}
+    provenance.update(git_dirty=True, started_at=started, elapsed_seconds=1.5)
+    row, tables = run_rows(design, run, result, provenance)
+    connections = tables["connections"]
     assert row.num_rows == 1 and connections.num_rows == 2
     schema = row.schema
     for name in ("efficiency", "fairness", "goodput_bps", "bufferRtt", "simTime", "delay"):
@@ -240,14 +283,15 @@ def test_run_row_is_typed_and_carries_provenance(tmp_path):
     assert values["study"] == "demo" and values["config_id"] == run.config_id
     assert values["flavor"] == "reno" and values["bufferRtt"] == 0.5  # the design's level
     assert values["bufferCells"] == 1062  # satnet's effective parameter
-    assert (
-        values["satnet_version"] == "satnet 0.1.0 (ns-3 3.44)" and values["ns3_version"] == "3.44"
-    )
-    assert values["satnet_sha256"] == hashlib.sha256(b"binary").hexdigest()
-    assert values["satsweep_version"] and values["host"] and values["git_commit"]
-    assert isinstance(values["git_dirty"], bool)
+    assert values["program"] == "<program>" and values["git_dirty"] is True
     assert values["started_at"] == started and values["elapsed_seconds"] == 1.5
-    assert "version" not in values
+    assert values["mss"] is None  # declared, not in this result: null, typed
+    assert schema.field("mss").type == pa.int64()
+    # every declared parameter and summary field is a column, in the description's order
+    names = schema.names
+    assert names[:8] == ["study", "config_id", "replication", "seed", "run", "flavor",
+                         "bufferRtt", "clients"]  # fmt: skip
+    assert names[-len(PROVENANCE_COLUMNS) :] == list(PROVENANCE_COLUMNS)
     cs = connections.schema
     assert cs.field("throughput_bps").type == pa.float64()
     assert cs.field("first_drop_s").type == pa.float64()

@@ -19,11 +19,14 @@ import duckdb
 import pytest
 import yaml
 
-from satsweep import analysis, cli, engine, store
+from satsweep import analysis, cli
 from satsweep.design import load_design
+from satsweep.store import KEY_COLUMNS, PROVENANCE_COLUMNS
+from tests.conftest import REPO
 
-REPO = engine.REPO_ROOT
-PROVENANCE = set(store.PROVENANCE_COLUMNS)
+PROVENANCE = set(PROVENANCE_COLUMNS)
+#: satnet's summary fields that measure the machine, not the model.
+VOLATILE = {"wall_seconds", "peak_rss_mb"}
 
 
 @pytest.fixture(autouse=True)
@@ -36,6 +39,7 @@ def write_design(
 ) -> Path:
     design = {
         "study": study,
+        "program": "satnet",
         "factors": factors,
         "fixed": fixed,
         "replications": replications,
@@ -67,7 +71,7 @@ def run_files(store_dir: Path) -> dict[str, float]:
 
 
 def metrics(row: dict) -> dict:
-    return {k: v for k, v in row.items() if k not in PROVENANCE | engine.VOLATILE_FIELDS}
+    return {k: v for k, v in row.items() if k not in PROVENANCE | VOLATILE}
 
 
 @pytest.fixture(scope="module")
@@ -87,14 +91,17 @@ def test_smoke_sweep_fills_the_store(smoke):
     expected = {(r.config_id, r.replication, r.run) for r in design.runs()}
     assert {(r["config_id"], r["replication"], r["run"]) for r in runs} == expected
     first = runs[0]
-    for column in (*store.KEY_COLUMNS, *design.factors, *design.fixed, *PROVENANCE):
+    for column in (*KEY_COLUMNS, *design.factors, *design.fixed, *PROVENANCE):
         assert column in first, column
     for metric in ("efficiency", "fairness", "goodput_bps", "events", "frames_dropped_epd"):
         assert metric in first, metric
     assert all(r["seed"] == 3 or r["seed"] == design.base_seed for r in runs)
     assert all(0 <= r["efficiency"] <= 1.2 and r["events"] > 0 for r in runs)
-    assert first["satnet_sha256"] == engine.file_sha256(engine.satnet_binary())
-    assert first["ns3_version"] and first["git_commit"] and first["elapsed_seconds"] > 0
+    assert first["program"] == "satnet" and "ns-3 3.44" in first["program_version"]
+    assert first["program_sha256"] == design.executable.sha256
+    assert first["git_commit"] and first["elapsed_seconds"] > 0
+    recorded = json.loads((store_dir / "design.json").read_text())
+    assert recorded["sha256"] == design.sha256() and recorded["describe"]["name"] == "satnet"
     connections = rows(store_dir, "connections")
     assert len(connections) == design.n_runs * design.fixed["clients"]
     assert {"config_id", "replication", "id", "throughput_bps"} <= set(connections[0])
@@ -217,7 +224,7 @@ def test_sigkill_mid_sweep_then_rerun_runs_each_run_exactly_once(tmp_path):
     results = tmp_path / "results"
     store_dir = results / "kill"
     command = [sys.executable, "-m", "satsweep.cli", "run", str(path), "--results", str(results)]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = dict(os.environ)
     proc = subprocess.Popen(
         [*command, "--cores", "2"],
         env=env,
