@@ -143,7 +143,7 @@ def test_programs_are_found_by_name_or_by_path(tmp_path, monkeypatch):
     with pytest.raises(ProgramError) as error:
         Program.find("nosuch", tmp_path)
     assert "'nosuch' is not a program built by this project" in str(error.value)
-    assert "allowed: toy, " in str(error.value)
+    assert "toy, or a path to an executable" in str(error.value)
     with pytest.raises(ProgramError, match="no such file"):
         Program.find("./nosuch", tmp_path)
     (tmp_path / "plain").write_text("x")

@@ -103,7 +103,7 @@ def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):
     GEO one) starts first because of its priority, as its start time in the store shows."""
     design = tmp_path / "order.yaml"
     design.write_text(
-        "study: order\nfactors:\n  link: [geo, wan]\n"
+        "study: order\nprogram: satnet\nfactors:\n  link: [geo, wan]\n"
         "fixed:\n  clients: 5\n  simTime: 5\nreplications: 1\n"
     )
     results = tmp_path / "results"

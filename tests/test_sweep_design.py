@@ -64,6 +64,7 @@ def test_config_id_ignores_key_order_and_spelling_of_the_same_flag():
 def test_config_ids_do_not_depend_on_order_of_keys_in_the_file(tmp_path):
     reordered = """\
     base_seed: 7
+    program: satnet
     replications: 2
     fixed: {simTime: 2, clients: 2}
     factors:

@@ -14,41 +14,14 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TcpFlavorHelper");
 
 TcpParameters
-TcpParameters::Wan(TcpFlavor flavor)
+TcpParameters::ForLink(const LinkPreset& link, TcpFlavor flavor)
 {
     TcpParameters p;
     p.flavor = flavor;
+    p.mss = link.mss;
+    p.windowBytes = link.windowBytes;
+    p.initialSsthreshBytes = link.initialSsthreshBytes;
     return p;
-}
-
-namespace
-{
-
-/// The satellite links' settings: segments of the ATM MTU (9180 B) and the link's window and
-/// initial ssthresh, which grow with its bandwidth-delay product.
-TcpParameters
-SatelliteParameters(TcpFlavor flavor, uint32_t windowBytes, uint32_t initialSsthreshBytes)
-{
-    TcpParameters p;
-    p.flavor = flavor;
-    p.mss = 9180;
-    p.windowBytes = windowBytes;
-    p.initialSsthreshBytes = initialSsthreshBytes;
-    return p;
-}
-
-} // namespace
-
-TcpParameters
-TcpParameters::Meo(TcpFlavor flavor)
-{
-    return SatelliteParameters(flavor, 2097120, 1125000);
-}
-
-TcpParameters
-TcpParameters::Geo(TcpFlavor flavor)
-{
-    return SatelliteParameters(flavor, 4194240, 3093750);
 }
 
 TcpFlavorHelper::TcpFlavorHelper(const TcpParameters& parameters)

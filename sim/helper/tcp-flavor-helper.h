@@ -4,6 +4,7 @@
 #ifndef SATNET_TCP_FLAVOR_HELPER_H
 #define SATNET_TCP_FLAVOR_HELPER_H
 
+#include "helper/link-preset.h"
 #include "model/tcp-flavor.h"
 
 #include "ns3/node-container.h"
@@ -17,36 +18,29 @@ namespace ns3
 /**
  * @brief TCP settings of one run (the same on every host).
  *
- * The defaults are the WAN configuration; Wan(), Meo() and Geo() give the study's three.
+ * The defaults are the WAN link's (LinkPreset "wan"); ForLink() gives any link's.
  */
 struct TcpParameters
 {
     TcpFlavor flavor{TcpFlavor::NEWRENO}; ///< loss-recovery flavor
-    uint32_t mss{1024};                   ///< maximum segment size, bytes
+    uint32_t mss{LinkPreset::Get("wan").mss}; ///< maximum segment size, bytes
     /// Receive buffer = largest advertised window, bytes; the window scale follows from it.
-    uint32_t windowBytes{65535};
-    uint32_t initialSsthreshBytes{56250}; ///< initial slow-start threshold, bytes
-    Time tick{MilliSeconds(100)};         ///< TCP timer granularity
-    Time minRto{MilliSeconds(200)};       ///< RTO lower bound: two ticks, ns-2's floor
+    uint32_t windowBytes{LinkPreset::Get("wan").windowBytes};
+    /// Initial slow-start threshold, bytes.
+    uint32_t initialSsthreshBytes{LinkPreset::Get("wan").initialSsthreshBytes};
+    Time tick{MilliSeconds(100)};   ///< TCP timer granularity (the same on every link)
+    Time minRto{MilliSeconds(200)}; ///< RTO lower bound: two ticks, ns-2's floor
     /// Send buffer, bytes: room for the files a WWW server queues (payload is virtual).
     uint32_t sndBufBytes{512U << 20};
 
     /**
+     * @param link a link preset (LinkPreset::Get("geo"))
      * @param flavor the flavor
-     * @return WAN: MSS 1024, window 65535 B (scale 0), ssthresh 56,250 B
+     * @return the link's MSS, window and initial ssthresh, the other settings at their defaults
+     *         (WAN: MSS 1024, window 65535 B, scale 0; MEO: 9180, 2,097,120 B, scale 5;
+     *         GEO: 9180, 4,194,240 B, scale 6)
      */
-    static TcpParameters Wan(TcpFlavor flavor);
-    /**
-     * @param flavor the flavor
-     * @return MEO (and multi-hop LEO): MSS 9180, window 2,097,120 B (scale 5),
-     *         ssthresh 1,125,000 B
-     */
-    static TcpParameters Meo(TcpFlavor flavor);
-    /**
-     * @param flavor the flavor
-     * @return GEO: MSS 9180, window 4,194,240 B (scale 6), ssthresh 3,093,750 B
-     */
-    static TcpParameters Geo(TcpFlavor flavor);
+    static TcpParameters ForLink(const LinkPreset& link, TcpFlavor flavor);
 };
 
 /**

@@ -5,6 +5,7 @@
  * that no queue builds: every RTT is the propagation RTT) and drop the first transmission of
  * three segments of one window, then check how each flavor gets them back.
  */
+#include "helper/link-preset.h"
 #include "helper/tcp-flavor-helper.h"
 #include "model/tcp-flavor-socket-factory.h"
 #include "model/tcp-flavor-socket.h"
@@ -302,7 +303,7 @@ class FlavorRecoveryTestCase : public TestCase
 
     void DoRun() override
     {
-        TcpParameters parameters = TcpParameters::Wan(m_flavor);
+        auto parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), m_flavor);
         parameters.mss = 1000;
         parameters.initialSsthreshBytes = 32000;
         HostPair pair = BuildHostPair(parameters);
@@ -422,7 +423,7 @@ class FlavorStressTestCase : public TestCase
   private:
     void DoRun() override
     {
-        TcpParameters parameters = TcpParameters::Wan(m_flavor);
+        auto parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), m_flavor);
         parameters.mss = m_mss;
         parameters.windowBytes = 64 * m_mss;
         parameters.initialSsthreshBytes = 32 * m_mss;
@@ -519,9 +520,15 @@ class TcpFlavorTestSuite : public TestSuite
     {
         AddTestCase(new TcpFlavorNameTestCase);
         AddTestCase(new TickRttEstimatorTestCase);
-        AddTestCase(new WindowScaleTestCase(TcpParameters::Wan(TcpFlavor::RENO), 0));
-        AddTestCase(new WindowScaleTestCase(TcpParameters::Meo(TcpFlavor::SACK), 5));
-        AddTestCase(new WindowScaleTestCase(TcpParameters::Geo(TcpFlavor::NEWRENO), 6));
+        AddTestCase(new WindowScaleTestCase(
+            TcpParameters::ForLink(LinkPreset::Get("wan"), TcpFlavor::RENO),
+            0));
+        AddTestCase(new WindowScaleTestCase(
+            TcpParameters::ForLink(LinkPreset::Get("meo"), TcpFlavor::SACK),
+            5));
+        AddTestCase(new WindowScaleTestCase(
+            TcpParameters::ForLink(LinkPreset::Get("geo"), TcpFlavor::NEWRENO),
+            6));
         const TcpFlavor flavors[] = {TcpFlavor::VANILLA,
                                      TcpFlavor::RENO,
                                      TcpFlavor::NEWRENO,

@@ -16,16 +16,17 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet-sink-helper.h"
 #include "ns3/packet-sink.h"
-#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <sys/resource.h>
 
 using namespace ns3;
+using satsweep::Json;
 
 namespace satnet
 {
@@ -85,39 +86,9 @@ struct FirstDropProbe
 } // namespace
 
 Json
-ParamsJson(const Config& c)
-{
-    return Json(Json::Object{
-        {"link", c.link},
-        {"flavor", c.flavor},
-        {"drop", c.drop},
-        {"workload", c.workload},
-        {"bufferRtt", c.bufferRtt},
-        {"bufferCells", c.bufferCells},
-        {"clients", c.clients},
-        {"simTime", c.simTime},
-        {"run", c.run},
-        {"seed", c.seed},
-        {"epdThreshold", c.epdThreshold},
-        {"sdZ", c.sdZ},
-        {"delay", c.delay},
-        {"bottleneckRate", c.bottleneckRate},
-        {"accessRate", c.accessRate},
-        {"accessDelay", c.accessDelay},
-        {"mss", c.mss},
-        {"window", c.window},
-        {"ssthresh", c.ssthresh},
-        {"tick", c.tick},
-        {"minRto", c.minRto},
-    });
-}
-
-Json
 RunScenario(const Config& c)
 {
     const auto wallStart = std::chrono::steady_clock::now();
-    RngSeedManager::SetSeed(c.seed);
-    RngSeedManager::SetRun(c.run);
     // Measured ~10% faster than the default map scheduler on this model.
     ObjectFactory scheduler;
     scheduler.SetTypeId("ns3::PriorityQueueScheduler");
@@ -246,7 +217,8 @@ RunScenario(const Config& c)
         row.emplace_back("timeouts", connTimeouts);
         row.emplace_back("fast_retransmits", connFast);
         const bool dropped = !connection.firstDropTime.IsNegative();
-        row.emplace_back("first_drop_s", dropped ? Json(connection.firstDropTime.GetSeconds()) : Json());
+        row.emplace_back("first_drop_s",
+                         dropped ? Json(connection.firstDropTime.GetSeconds()) : Json());
         row.emplace_back("cwnd_at_first_drop_segments",
                          dropped ? Json(static_cast<double>(connection.cwndAtFirstDrop) / c.mss)
                                  : Json());
@@ -298,11 +270,164 @@ RunScenario(const Config& c)
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wallStart;
     summary.Set("wall_seconds", wall.count());
     summary.Set("peak_rss_mb", usage.ru_maxrss / 1024.0);
-    summary.Set("version", std::string("satnet ") + SATNET_VERSION + " (ns-3 " + NS3_VERSION + ")");
 
-    return Json(Json::Object{{"params", ParamsJson(c)},
-                             {"summary", summary},
-                             {"connections", Json(std::move(connectionsJson))}});
+    return Json(
+        Json::Object{{"summary", summary}, {"connections", Json(std::move(connectionsJson))}});
+}
+
+satsweep::OutputSchema
+Outputs()
+{
+    using satsweep::ValueType;
+    satsweep::OutputSchema o;
+    o.AddSummary("efficiency",
+                 ValueType::FLOAT,
+                 "fraction of capacity",
+                 "E = goodput_bps / capacity_bps: the share of the trunk's TCP capacity the "
+                 "connections delivered.");
+    o.AddSummary("fairness",
+                 ValueType::FLOAT,
+                 "index, 0 to 1",
+                 "F = (sum r_i)^2 / (N sum r_i^2) with r_i = throughput_bps / fair_share_bps: "
+                 "Jain's index over the max-min fair shares (connections without demand left "
+                 "out); 1 when every connection got the same fraction of its share.");
+    o.AddSummary("capacity_bps",
+                 ValueType::FLOAT,
+                 "bit/s",
+                 "C: the most TCP payload the trunk can carry, bottleneckRate x mss / wire bytes "
+                 "of a full segment's AAL5 cells.");
+    o.AddSummary("goodput_bps",
+                 ValueType::FLOAT,
+                 "bit/s",
+                 "Sum of the connections' throughput_bps.");
+    o.AddSummary("offered_bps",
+                 ValueType::FLOAT,
+                 "bit/s",
+                 "Sum of the connections' scheduled_bps: the load the servers were asked for; "
+                 "null for the bulk workload (unbounded).");
+    // Per drop reason: what its frames and its cells count.
+    const std::vector<std::tuple<std::string, std::string, std::string>> reasons{
+        {"epd",
+         "Frames refused whole by EPD (more than epdThreshold x bufferCells cells buffered)",
+         "Cells of the frames EPD refused"},
+        {"sd",
+         "Frames refused whole by Selective Drop (above EPD's threshold and the VC above sdZ x "
+         "its share)",
+         "Cells of the frames Selective Drop refused"},
+        {"full",
+         "Frames refused whole because not one cell of them fitted",
+         "Cells of the frames refused for want of room"},
+        {"partial",
+         "Frames accepted whose last cells no longer fitted (the receiving host's reassembly "
+         "discards them)",
+         "Cells lost from the frames accepted in part"},
+        {"tail",
+         "Frames that lost cells to plain tail drop (--drop=tail)",
+         "Cells lost to plain tail drop"},
+    };
+    for (const auto& [reason, frames, cells] : reasons)
+    {
+        o.AddSummary("frames_dropped_" + reason,
+                     ValueType::INT,
+                     "frames",
+                     frames + ", at both trunk ports.");
+        o.AddSummary("cells_dropped_" + reason,
+                     ValueType::INT,
+                     "cells",
+                     cells + ", at both trunk ports.");
+    }
+    o.AddSummary("frames_lost_reassembly",
+                 ValueType::INT,
+                 "frames",
+                 "Frames that reached a host with cells missing and were discarded by its AAL5 "
+                 "reassembly.");
+    o.AddSummary("retransmissions",
+                 ValueType::INT,
+                 "segments",
+                 "TCP data segments sent again (fast retransmit, recovery, after a timeout), both "
+                 "ends of every connection.");
+    o.AddSummary("timeouts",
+                 ValueType::INT,
+                 "timeouts",
+                 "TCP retransmission timeouts that fired with data outstanding, both ends of "
+                 "every connection.");
+    o.AddSummary("fast_retransmits",
+                 ValueType::INT,
+                 "fast retransmits",
+                 "TCP fast retransmits (entries into fast recovery), both ends of every "
+                 "connection.");
+    o.AddSummary("events", ValueType::INT, "events", "ns-3 events executed.");
+    o.AddSummary("wall_seconds",
+                 ValueType::FLOAT,
+                 "s",
+                 "Wall-clock time of the run (machine-dependent).");
+    o.AddSummary("peak_rss_mb",
+                 ValueType::FLOAT,
+                 "MB",
+                 "Peak resident memory of the process, MiB (machine-dependent).");
+
+    const std::string t = "connections";
+    o.AddColumn(t, "id", ValueType::INT, "", "Pair index, 0 to clients - 1.");
+    o.AddColumn(t, "vc", ValueType::INT, "", "ATM VC carrying the pair's connection (id + 1).");
+    o.AddColumn(t,
+                "throughput_bps",
+                ValueType::FLOAT,
+                "bit/s",
+                "x_i: bytes_received x 8 / simTime.");
+    o.AddColumn(t,
+                "scheduled_bps",
+                ValueType::FLOAT,
+                "bit/s",
+                "S_i: bytes_requested x 8 / simTime; null for the bulk workload (unbounded).");
+    o.AddColumn(t,
+                "fair_share_bps",
+                ValueType::FLOAT,
+                "bit/s",
+                "e_i: the connection's max-min fair share of capacity_bps given every S_i.");
+    o.AddColumn(t,
+                "bytes_received",
+                ValueType::INT,
+                "bytes",
+                "Bytes the client read from the connection (TCP delivers in order).");
+    o.AddColumn(t,
+                "bytes_requested",
+                ValueType::INT,
+                "bytes",
+                "Bytes the server was asked to send: the sizes of the files of every request it "
+                "read (0 for bulk).");
+    o.AddColumn(t,
+                "requests",
+                ValueType::INT,
+                "requests",
+                "File requests the server read (0 for bulk).");
+    o.AddColumn(t,
+                "retransmissions",
+                ValueType::INT,
+                "segments",
+                "Data segments sent again, both ends.");
+    o.AddColumn(t,
+                "timeouts",
+                ValueType::INT,
+                "timeouts",
+                "Retransmission timeouts with data outstanding, both ends.");
+    o.AddColumn(t,
+                "fast_retransmits",
+                ValueType::INT,
+                "fast retransmits",
+                "Entries into fast recovery, both ends.");
+    o.AddColumn(t,
+                "first_drop_s",
+                ValueType::FLOAT,
+                "s",
+                "When the trunk first dropped cells of the connection's VC; null if it never "
+                "did.");
+    o.AddColumn(t,
+                "cwnd_at_first_drop_segments",
+                ValueType::FLOAT,
+                "segments",
+                "The server's congestion window at first_drop_s, in segments of mss; null if "
+                "the trunk never dropped its cells.");
+    return o;
 }
 
 } // namespace satnet

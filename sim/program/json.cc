@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace satnet
+namespace satsweep
 {
 
 Json::Json()
@@ -81,6 +81,172 @@ Json::Push(Json value)
 {
     std::get<Array>(m_value).push_back(std::move(value));
     return *this;
+}
+
+bool
+Json::IsNull() const
+{
+    return std::holds_alternative<std::nullptr_t>(m_value);
+}
+
+bool
+Json::IsBool() const
+{
+    return std::holds_alternative<bool>(m_value);
+}
+
+bool
+Json::IsInteger() const
+{
+    return std::holds_alternative<int64_t>(m_value) || std::holds_alternative<uint64_t>(m_value);
+}
+
+bool
+Json::IsNumber() const
+{
+    return IsInteger() || std::holds_alternative<double>(m_value);
+}
+
+bool
+Json::IsString() const
+{
+    return std::holds_alternative<std::string>(m_value);
+}
+
+bool
+Json::IsArray() const
+{
+    return std::holds_alternative<Array>(m_value);
+}
+
+bool
+Json::IsObject() const
+{
+    return std::holds_alternative<Object>(m_value);
+}
+
+bool
+Json::GetBool() const
+{
+    return std::get<bool>(m_value);
+}
+
+double
+Json::GetDouble() const
+{
+    if (const int64_t* i = std::get_if<int64_t>(&m_value))
+    {
+        return static_cast<double>(*i);
+    }
+    if (const uint64_t* u = std::get_if<uint64_t>(&m_value))
+    {
+        return static_cast<double>(*u);
+    }
+    return std::get<double>(m_value);
+}
+
+int64_t
+Json::GetInt64() const
+{
+    if (const uint64_t* u = std::get_if<uint64_t>(&m_value))
+    {
+        return static_cast<int64_t>(*u);
+    }
+    return std::get<int64_t>(m_value);
+}
+
+uint64_t
+Json::GetUint64() const
+{
+    if (const int64_t* i = std::get_if<int64_t>(&m_value))
+    {
+        return static_cast<uint64_t>(*i);
+    }
+    return std::get<uint64_t>(m_value);
+}
+
+long double
+Json::GetIntegerExact() const
+{
+    if (const int64_t* i = std::get_if<int64_t>(&m_value))
+    {
+        return static_cast<long double>(*i);
+    }
+    return static_cast<long double>(std::get<uint64_t>(m_value));
+}
+
+const std::string&
+Json::GetString() const
+{
+    return std::get<std::string>(m_value);
+}
+
+const Json::Array&
+Json::GetArray() const
+{
+    return std::get<Array>(m_value);
+}
+
+const Json::Object&
+Json::GetObject() const
+{
+    return std::get<Object>(m_value);
+}
+
+const Json*
+Json::Find(const std::string& key) const
+{
+    if (const Object* o = std::get_if<Object>(&m_value))
+    {
+        for (const auto& [name, value] : *o)
+        {
+            if (name == key)
+            {
+                return &value;
+            }
+        }
+    }
+    return nullptr;
+}
+
+std::string
+Json::GetTypeName() const
+{
+    if (IsNull())
+    {
+        return "null";
+    }
+    if (IsBool())
+    {
+        return "bool";
+    }
+    if (IsInteger())
+    {
+        return "integer";
+    }
+    if (IsNumber())
+    {
+        return "number";
+    }
+    if (IsString())
+    {
+        return "string";
+    }
+    return IsArray() ? "array" : "object";
+}
+
+bool
+Json::operator==(const Json& other) const
+{
+    if (IsNumber() && other.IsNumber())
+    {
+        if (IsInteger() && other.IsInteger())
+        {
+            return GetIntegerExact() == other.GetIntegerExact();
+        }
+        return GetDouble() == other.GetDouble();
+    }
+    return m_value == other.m_value;
 }
 
 std::string
@@ -174,14 +340,23 @@ Json::DumpTo(std::string& out, int indent, int depth) const
     }
     else if (const Array* a = std::get_if<Array>(&m_value))
     {
+        // An array of scalars (e.g. choices) stays on one line.
+        bool scalars = true;
+        for (const auto& element : *a)
+        {
+            scalars = scalars && !element.IsArray() && !element.IsObject();
+        }
         out += '[';
         for (size_t k = 0; k < a->size(); ++k)
         {
-            out += k ? "," : "";
-            NewLine(out, indent, depth + 1);
+            out += k ? (scalars && indent > 0 ? ", " : ",") : "";
+            if (!scalars)
+            {
+                NewLine(out, indent, depth + 1);
+            }
             (*a)[k].DumpTo(out, indent, depth + 1);
         }
-        if (!a->empty())
+        if (!a->empty() && !scalars)
         {
             NewLine(out, indent, depth);
         }
@@ -207,4 +382,4 @@ Json::DumpTo(std::string& out, int indent, int depth) const
     }
 }
 
-} // namespace satnet
+} // namespace satsweep

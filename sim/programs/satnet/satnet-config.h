@@ -1,0 +1,59 @@
+/*
+ * satnet's parameters: the Config of one run, and its parameter table with the link presets.
+ */
+#ifndef SATNET_CONFIG_H
+#define SATNET_CONFIG_H
+
+#include "program/cost-hint.h"
+#include "program/parameter-table.h"
+
+#include <cstdint>
+#include <string>
+
+namespace satnet
+{
+
+/**
+ * @brief Every effective parameter of one run.
+ *
+ * The defaults, ranges and presets are in the parameter table (Parameters()): a Config comes
+ * from Parameters().Parse(), not from this struct's zeros.
+ */
+struct Config
+{
+    std::string link;          //!< wan, meo or geo: the link preset
+    std::string flavor;        //!< vanilla, reno, newreno or sack
+    std::string drop;          //!< epd, sd or tail
+    std::string workload;      //!< www (the study) or bulk (one endless transfer per pair)
+    double bufferRtt = 0;      //!< buffer in RTT x bandwidth (0 when bufferCells was given)
+    uint32_t bufferCells = 0;  //!< K of the trunk ports, cells
+    uint32_t clients = 0;      //!< client/server pairs
+    double simTime = 0;        //!< simulated seconds
+    double epdThreshold = 0;   //!< R / K
+    double sdZ = 0;            //!< Z of Selective Drop
+    double delay = 0;          //!< one-way trunk delay, seconds
+    double bottleneckRate = 0; //!< trunk cell rate, bit/s
+    double accessRate = 0;     //!< host link cell rate, bit/s
+    double accessDelay = 0;    //!< host link one-way delay, seconds
+    uint32_t mss = 0;          //!< TCP segment payload, bytes
+    uint32_t window = 0;       //!< receive window (buffer), bytes
+    uint32_t ssthresh = 0;     //!< initial slow-start threshold, bytes
+    double tick = 0;           //!< TCP timer granularity, seconds
+    double minRto = 0;         //!< lowest retransmission timeout, seconds
+};
+
+/**
+ * @return satnet's parameter table: the flags, their defaults and checks, `--link`'s presets
+ *         (ns3::LinkPreset) and the buffer's resolution to cells
+ */
+const satsweep::ParameterTable<Config>& Parameters();
+
+/// @return the cost hint of --describe: core-seconds per pair and simulated second, by link
+satsweep::CostHint Cost();
+
+/// @return the trunk's cell-rate x round-trip product in cells for @p config's rate and delay
+double PipeCells(const Config& config);
+
+} // namespace satnet
+
+#endif /* SATNET_CONFIG_H */
