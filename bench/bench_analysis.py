@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from satsweep.analysis import Dataset, _t_quantile
+from satsweep.analysis import Dataset
+from satsweep.analysis.dataset import t_quantile
 
 LEVELS = {
     "flavor": ["Vanilla", "Reno", "NewReno", "SACK"],
@@ -52,7 +53,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    _t_quantile(0.9, 10)  # import SciPy once, outside the timings
+    t_quantile(0.9, 10)  # import SciPy once, outside the timings
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "runs.parquet"
         table = make_runs(args.rows)

@@ -30,13 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from satsweep import engine  # noqa: E402
-from satsweep.cluster import submit  # noqa: E402
-from satsweep.workflow import run as sweep  # noqa: E402
-from satsweep.design import load_design  # noqa: E402
-from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
+from satsweep.cluster import submit
+from satsweep.workflow import run as sweep
+from satsweep.design import load_design
+from timeline import timeline, utc_now  # bench/timeline.py, beside this script
 
+REPO = Path(__file__).resolve().parent.parent
 TARGET = 0.05  # relative to the local executor's efficiency
 
 
@@ -62,9 +61,7 @@ def log_times(output: Path) -> dict[str, dt.datetime]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "sweep", nargs="?", default=str(engine.REPO_ROOT / "sweeps" / "goyal98-quick.yaml")
-    )
+    parser.add_argument("sweep", nargs="?", default=str(REPO / "sweeps" / "goyal98-quick.yaml"))
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--cpus-per-node", type=int, default=2)
     parser.add_argument("--partition")
@@ -137,7 +134,7 @@ def main() -> int:
             if not report.ok:
                 print(f"the local sweep failed (see {report.log})", file=sys.stderr)
                 return 1
-            spent_local = timeline(report.store / "runs.parquet", started, ended, cores)
+            spent_local = timeline(report.store.runs_table, started, ended, cores)
             n_local, busy_local = spent_local.runs, spent_local.busy
         local = busy_local / (cores * report.wall_seconds)
         print(

@@ -18,8 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from satsweep import engine  # noqa: E402
+from satsweep.engine import Program
+
+REPO = Path(__file__).resolve().parent.parent
 
 TARGETS = {"wan": 40.0, "meo": 8.0, "geo": 8.0}
 MEMORY_TARGET_MB = 200.0
@@ -29,7 +30,7 @@ def measure(flags: dict[str, object]) -> dict[str, float]:
     """Runs satnet once; returns wall seconds, events and peak RSS (MB) of the process."""
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "result.json"
-        command = [str(engine.satnet_binary()), *engine.satnet_flags(flags), f"--out={out}"]
+        command = Program.find("satnet", REPO).command(flags, 1, out)
         start = time.perf_counter()
         proc = subprocess.Popen(command, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)

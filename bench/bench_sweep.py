@@ -21,19 +21,16 @@ from pathlib import Path
 
 import duckdb
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from satsweep import engine  # noqa: E402
-from satsweep.workflow import run as sweep  # noqa: E402
-from timeline import timeline, utc_now  # noqa: E402  (bench/timeline.py)
+from satsweep.workflow import run as sweep
+from timeline import timeline, utc_now  # bench/timeline.py, beside this script
 
+REPO = Path(__file__).resolve().parent.parent
 TARGET = 0.90
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "sweep", nargs="?", default=str(engine.REPO_ROOT / "sweeps" / "goyal98-quick.yaml")
-    )
+    parser.add_argument("sweep", nargs="?", default=str(REPO / "sweeps" / "goyal98-quick.yaml"))
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--results", help="results directory (default: a temporary one)")
     args = parser.parse_args()
@@ -48,7 +45,7 @@ def main() -> int:
         if report.done_before:
             print(f"{report.done_before} runs were done before: use an empty --results")
             return 1
-        runs_file = report.store / "runs.parquet"
+        runs_file = report.store.runs_table
         spent = timeline(runs_file, started, ended, args.cores)
         n, busy = spent.runs, spent.busy
         per_link = (

@@ -161,6 +161,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     token is in none of the job's files."""
     design = {
         "study": "cancel",
+        "program": "satnet",
         "factors": {"flavor": ["vanilla", "reno", "newreno", "sack"], "drop": ["epd", "sd"]},
         # Long enough (~2 s a run) that the token checks below cannot outlast the sweep.
         "fixed": {"clients": 20, "simTime": 40},
