@@ -1,6 +1,6 @@
--- factors: the factors of the design in the order of the design view's columns (position 1..k),
--- with their number of levels N_A.
--- Expects: view design (its column order), table cell_levels (cell_levels.sql).
+-- factors: the factors of the design in the order of the design table's columns (position
+-- 1..k), with their number of levels N_A.
+-- Expects: table design (its column order), table cell_levels (21-cell_levels.sql).
 CREATE OR REPLACE TEMP TABLE factors AS
 WITH design_columns AS (
     SELECT column_name AS factor, ordinal_position

@@ -2,7 +2,7 @@
 -- (sum_squares_total_values); SS0 = n * mean^2 (sum_squares_mean); SST = SSY - SS0, computed as
 -- the sum of squared deviations from the mean (total_variation); the number of cells and of runs
 -- per cell (replications r; for a balanced design every cell has r runs).
--- Expects: view design, table cells.
+-- Expects: tables design, cells.
 CREATE OR REPLACE TEMP TABLE summary AS
 SELECT
     count(*) AS n,

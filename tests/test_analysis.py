@@ -20,7 +20,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from satsweep import analysis
-from satsweep.analysis import Dataset
+from satsweep.analysis import Dataset, sql
 from satsweep.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,28 +110,141 @@ def test_markdown_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert default_out == out
 
 
-def test_sql_files_run_by_hand() -> None:
+def run_shell(con: duckdb.DuckDBPyConnection, script: str) -> list[tuple[list[str], list[tuple]]]:
+    """What the duckdb shell does with ``script``: its SQL statements in order, and a line
+    ``.read FILE`` (relative to the working directory), between statements, reads FILE the same
+    way. Returns the columns and rows of every query, as the shell would print them."""
+    printed: list[tuple[list[str], list[tuple]]] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        for statement in con.extract_statements("\n".join(pending)):
+            result = con.execute(statement)
+            if statement.type == duckdb.StatementType.SELECT:
+                printed.append(([d[0] for d in result.description], result.fetchall()))
+        pending.clear()
+
+    for line in script.splitlines():
+        if line.startswith("."):
+            before = " ".join(text.split("--", 1)[0] for text in pending).strip()
+            assert not before or before.endswith(";"), f"{line!r} inside a statement: {before!r}"
+            flush()
+            command, path = line.split(maxsplit=1)
+            assert command == ".read", f"the emulated shell knows only .read, not {line!r}"
+            printed += run_shell(con, Path(path).read_text())
+        else:
+            pending.append(line)
+    flush()
+    return printed
+
+
+def test_sql_files_run_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     """What analysis/README.md tells a person to do in the duckdb shell gives the same numbers."""
+    monkeypatch.chdir(ROOT)  # the shell's working directory: .read paths are relative to it
     con = duckdb.connect()
-    con.execute(f"CREATE TABLE runs AS FROM read_csv('{WAN_CSV}')")
-    con.execute(
-        """CREATE TEMP VIEW design AS
-        SELECT rowid AS obs_id, efficiency AS y, flavor,
-               regexp_replace(buffer::VARCHAR, '\\.0$', '') AS buffer, "drop"
-        FROM runs"""
-    )
-    for name in analysis.DESIGN_QUERIES + analysis.STATISTICS_QUERIES:
-        con.execute((ROOT / "analysis" / f"{name}.sql").read_text())
+    script = [
+        f"SET VARIABLE source = '{WAN_CSV.relative_to(ROOT)}';",
+        "SET VARIABLE response = 'efficiency';",
+        "SET VARIABLE factors = ['flavor', 'buffer', 'drop'];",
+        ".read analysis/analyze.sql",
+    ]
+    run_shell(con, "\n".join(script))
     assert con.execute("SELECT count(*) FROM design_problems").fetchone() == (0,)
     (dof,) = con.execute("SELECT dof FROM error_term WHERE model = 'first-order'").fetchone()
     con.execute("SET VARIABLE error_model = 'first-order'")
     con.execute(f"SET VARIABLE t_quantile = {float(student_t.ppf(0.95, dof))!r}")
-    con.execute((ROOT / "analysis" / "confidence_intervals.sql").read_text())
+    run_shell(con, ".read analysis/40-confidence_intervals.sql")
     low, high = con.execute(
         "SELECT ci_low, ci_high FROM confidence_intervals WHERE level = 'Vanilla'"
     ).fetchone()
     assert low == pytest.approx(-0.173381, abs=1e-6)
     assert high == pytest.approx(-0.15201, abs=1e-6)
+
+
+def test_sql_files_are_numbered_in_run_order() -> None:
+    """analyze.sql reads every numbered file but the report's provenance, in number order,
+    and the runner's stages are that order."""
+    numbered = sorted(p.name for p in (ROOT / "analysis").glob("[0-9][0-9]-*.sql"))
+    reads = [
+        line.split()[1].removeprefix("analysis/")
+        for line in (ROOT / "analysis" / "analyze.sql").read_text().splitlines()
+        if line.startswith(".read")
+    ]
+    assert reads == [name for name in numbered if name != "50-provenance.sql"]
+    stages = [
+        sql.MACROS,
+        sql.SOURCE,
+        sql.SOURCE_COLUMNS,
+        sql.GROUPS,
+        sql.DESIGN,
+        sql.VALUE_CHECKS,
+        *sql.DESIGN_TABLES,
+        sql.DESIGN_CHECKS,
+        *sql.STATISTICS,
+        sql.INTERVALS,
+        sql.PROVENANCE,
+    ]
+    assert [f"{name}.sql" for name in stages] == numbered
+
+
+def readme_recipe() -> str:
+    """The SQL block of analysis/README.md's "Running it by hand in the duckdb shell"."""
+    text = (ROOT / "analysis" / "README.md").read_text()
+    section = text.split("## Running it by hand in the duckdb shell", 1)[1]
+    return section.split("```sql\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def smoke_results(satnet: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real store: the smoke sweep (real satnet, real Snakemake), 2 flavors x 2 drops, r = 2."""
+    results = tmp_path_factory.mktemp("results")
+    argv = ["run", str(ROOT / "sweeps" / "smoke.yaml"), "--results", str(results), "--cores", "2"]
+    assert main(argv) == 0
+    return results
+
+
+def test_readme_recipe_on_a_real_store(
+    smoke_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's recipe, exactly as written, from a directory laid out like the repository
+    root (analysis/, results/smoke/), gives the runner's numbers."""
+    (tmp_path / "analysis").symlink_to(ROOT / "analysis")
+    (tmp_path / "results").symlink_to(smoke_results)
+    monkeypatch.chdir(tmp_path)
+    con = duckdb.connect()
+    value_checks, design_checks, summary, allocation, intervals = run_shell(con, readme_recipe())
+    with Dataset.open(smoke_results / "smoke" / "runs.parquet") as data:
+        expected = data.analyze("efficiency", ["flavor", "drop"])
+    assert value_checks[1] == [] and design_checks[1] == []
+    # the README's t quantile is the one for this design's error dof (as 40-*.sql reads it)
+    t_quantile = con.execute("SELECT CAST(getvariable('t_quantile') AS DOUBLE)").fetchone()
+    assert t_quantile == (expected.t_quantile,)
+
+    def same(output: tuple[list[str], list[tuple]], columns: str, rows: list[tuple]) -> None:
+        """The output's columns hold ``rows``; numbers up to DuckDB's summation order."""
+        names, values = output
+        got = [tuple(row[names.index(c)] for c in columns.split()) for row in values]
+        assert len(got) == len(rows), got
+        for got_row, row in zip(got, rows, strict=True):
+            for a, b in zip(got_row, row, strict=True):
+                assert a == (pytest.approx(b, rel=1e-9, abs=1e-12) if isinstance(b, float) else b)
+
+    totals = "n mean sum_squares_total_values sum_squares_mean total_variation replications"
+    same(summary, totals, [tuple(getattr(expected, name) for name in totals.split())])
+    same(
+        allocation,
+        "term ss dof percent",
+        [(t.term, t.ss, t.dof, t.percent) for t in expected.terms],
+    )
+    same(
+        intervals,
+        "factor level effect ci_low ci_high significant",
+        [
+            (factor, level, e.effect, *e.ci, e.significant)  # type: ignore[misc]
+            for factor, levels in expected.effects.items()
+            for level, e in levels.items()
+        ],
+    )
 
 
 # -- hand-checkable designs -----------------------------------------------------------------

@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from satsweep import analysis, cli, engine, report
+from satsweep import analysis, cli, report
 
-REPO = engine.REPO_ROOT
+REPO = Path(__file__).resolve().parents[1]
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
 T_975_1 = 12.706204736174696  # scipy.stats.t.ppf(0.975, 1): 95%
 

@@ -1,0 +1,92 @@
+"""What ``satsweep analyze`` prints: an analysis as JSON or as Markdown."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from satsweep.analysis.results import Analysis
+
+__all__ = ["format_markdown", "to_json"]
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: make them null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def to_json(result: Analysis | Mapping[str, Analysis]) -> str:
+    """JSON text: one analysis, or one per group keyed by the group's value."""
+    if isinstance(result, Analysis):
+        data: Any = result.to_dict()
+    else:
+        data = {group: analysis.to_dict() for group, analysis in result.items()}
+    return json.dumps(_finite(data), indent=1, allow_nan=False)
+
+
+def _num(value: float | None, digits: int) -> str:
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |"]
+    lines.append("|" + "|".join("---:" if a == "r" else "---" for a in align) + "|")
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def format_markdown(result: Analysis) -> str:
+    """Readable Markdown: a summary line, the allocation of variation and the main effects."""
+    r = result
+    percent = round(100 * r.confidence, 6)
+    title = f"## {r.response}" + (f" ({r.by} = {r.group})" if r.by is not None else "")
+    summary = (
+        f"n = {r.n} runs ({r.replications} per cell), mean = {r.mean:.4f}, "
+        f"SST = {r.total_variation:.6g}, model `{r.model}`, standard error = "
+        f"{_num(r.standard_error, 4)} with {r.error_dof} degrees of freedom"
+    )
+    allocation = _table(
+        ["term", "sum of squares", "dof", "% of variation"],
+        [[t.term, f"{t.ss:.6g}", str(t.dof), _num(t.percent, 2)] for t in r.terms]
+        + [["total", f"{r.total_variation:.6g}", str(r.n - 1), "100.00"]],
+        "lrrr",
+    )
+    effects = _table(
+        ["factor", "level", "effect", f"{percent:g}% CI", "significant"],
+        [
+            [
+                factor,
+                level,
+                _num(e.effect, 4),
+                f"[{_num(e.ci[0], 4)}, {_num(e.ci[1], 4)}]" if e.ci else "n/a",
+                "*" if e.significant else "",
+            ]
+            for factor, levels in r.effects.items()
+            for level, e in levels.items()
+        ],
+        "llrll",
+    )
+    return "\n".join(
+        [
+            title,
+            "",
+            summary,
+            "",
+            "### Allocation of variation",
+            "",
+            *allocation,
+            "",
+            f"### Main effects ({percent:g}% confidence; * = the interval excludes 0)",
+            "",
+            *effects,
+            "",
+        ]
+    )

@@ -1,0 +1,114 @@
+"""The report as one list of blocks, rendered as Markdown and as HTML, and the text of its
+numbers."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Block", "confidence_label", "html_page", "markdown", "number", "percent", "table"]
+
+
+def confidence_label(confidence: float) -> str:
+    """A confidence level as a percentage: 0.9 -> ``90%``."""
+    return f"{round(100 * confidence, 6):g}%"
+
+
+def percent(value: float | None) -> str:
+    """A percentage with two decimals, ``n/a`` when undefined."""
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.2f}"
+
+
+def number(value: float | None) -> str:
+    """A mean, an effect or an interval bound: four decimals (four significant digits from
+    1000 on), ``n/a`` when undefined."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value:.4f}" if abs(value) < 1000 else f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a document: a heading, a paragraph, code, a table or an image."""
+
+    kind: str  # "h1".."h4", "p", "code", "table", "img"
+    text: str = ""
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    align: str = ""  # per column: "l" or "r"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> Block:
+    """A table block; ``align`` has one letter per column, ``l`` or ``r``."""
+    return Block("table", header=tuple(header), rows=tuple(tuple(r) for r in rows), align=align)
+
+
+def markdown(blocks: Sequence[Block]) -> str:
+    """The blocks as Markdown (pipe tables, image links)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    out: list[str] = []
+    for b in blocks:
+        if b.kind.startswith("h"):
+            out += ["#" * int(b.kind[1]) + " " + b.text, ""]
+        elif b.kind == "p":
+            out += [b.text, ""]
+        elif b.kind == "code":
+            out += ["```", b.text, "```", ""]
+        elif b.kind == "img":
+            out += [f"![{b.header[0]}]({b.text})", ""]
+        elif b.kind == "table":
+            out.append("| " + " | ".join(cell(h) for h in b.header) + " |")
+            out.append("|" + "|".join("---:" if a == "r" else "---" for a in b.align) + "|")
+            out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in b.rows]
+            out.append("")
+    return "\n".join(out)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.4; }
+h1 { border-bottom: 2px solid #444; } h2 { border-bottom: 1px solid #aaa; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.2em; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
+th { background: #f0f0f0; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) td { background: #fafafa; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0 1em; }
+pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; }
+"""
+
+
+def html_page(title: str, blocks: Sequence[Block]) -> str:
+    """The blocks as one self-contained HTML page: inline CSS, nothing fetched from elsewhere."""
+    e = html.escape
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8">',
+        f"<title>{e(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+    ]
+    for b in blocks:
+        if b.kind.startswith("h"):
+            out.append(f"<{b.kind}>{e(b.text)}</{b.kind}>")
+        elif b.kind == "p":
+            out.append(f"<p>{e(b.text)}</p>")
+        elif b.kind == "code":
+            out.append(f"<pre><code>{e(b.text)}</code></pre>")
+        elif b.kind == "img":
+            out.append(f'<p><img src="{e(b.text)}" alt="{e(b.header[0])}"></p>')
+        elif b.kind == "table":
+            out.append("<table>")
+            out.append("<tr>" + "".join(f"<th>{e(h)}</th>" for h in b.header) + "</tr>")
+            for row in b.rows:
+                tds = (f'<td class="{a}">{e(c)}</td>' for c, a in zip(row, b.align, strict=False))
+                out.append("<tr>" + "".join(tds) + "</tr>")
+            out.append("</table>")
+    out += ["</body>", "</html>", ""]
+    return "\n".join(out)
