@@ -16,8 +16,8 @@ runs AS (
     SELECT rowid AS row_id, * FROM source
     UNION ALL BY NAME
     SELECT
-        NULL AS config_id, NULL AS git_commit, NULL AS git_dirty, NULL AS satnet_version,
-        NULL AS satnet_sha256, NULL AS ns3_version, NULL AS satsweep_version, NULL AS host,
+        NULL AS config_id, NULL AS git_commit, NULL AS git_dirty, NULL AS program,
+        NULL AS program_version, NULL AS program_sha256, NULL AS satsweep_version, NULL AS host,
         NULL AS started_at, NULL AS elapsed_seconds
     WHERE false
 ),
@@ -27,14 +27,13 @@ facts(item, label, needs, if_missing) AS (
         (2, 'configurations', ['config_id'], NULL),
         (3, 'replications per configuration', ['config_id'], NULL),
         (4, 'git commit', ['git_commit', 'git_dirty'], 'not recorded'),
-        (5, 'satnet version', ['satnet_version'], 'not recorded'),
-        (6, 'satnet sha256', ['satnet_sha256'], 'not recorded'),
-        (7, 'ns-3 version', ['ns3_version'], 'not recorded'),
+        (5, 'program and version', ['program', 'program_version'], 'not recorded'),
+        (6, 'program sha256', ['program_sha256'], 'not recorded'),
         (8, 'satsweep version (runs)', ['satsweep_version'], 'not recorded'),
         (9, 'hosts', ['host'], 'not recorded'),
         (10, 'first run started (UTC)', ['started_at'], 'not recorded'),
         (11, 'last run started (UTC)', ['started_at'], 'not recorded'),
-        (12, 'satnet wall time (sum over the runs)', ['elapsed_seconds'], NULL)
+        (12, 'program wall time (sum over the runs)', ['elapsed_seconds'], NULL)
 ),
 per_config AS (
     SELECT config_id, count(*) AS n FROM runs GROUP BY config_id
@@ -62,14 +61,16 @@ texts(item, value, n_runs, first_row) AS (
     FROM runs
     GROUP BY git_commit, git_dirty
     UNION ALL
-    SELECT 5, coalesce(CAST(satnet_version AS VARCHAR), 'unknown'), count(*), min(row_id)
-    FROM runs GROUP BY satnet_version
+    SELECT
+        5,
+        coalesce(CAST(program AS VARCHAR), 'unknown') || ' '
+            || coalesce(CAST(program_version AS VARCHAR), 'unknown'),
+        count(*),
+        min(row_id)
+    FROM runs GROUP BY program, program_version
     UNION ALL
-    SELECT 6, coalesce(CAST(satnet_sha256 AS VARCHAR), 'unknown'), count(*), min(row_id)
-    FROM runs GROUP BY satnet_sha256
-    UNION ALL
-    SELECT 7, coalesce(CAST(ns3_version AS VARCHAR), 'unknown'), count(*), min(row_id)
-    FROM runs GROUP BY ns3_version
+    SELECT 6, coalesce(CAST(program_sha256 AS VARCHAR), 'unknown'), count(*), min(row_id)
+    FROM runs GROUP BY program_sha256
     UNION ALL
     SELECT 8, coalesce(CAST(satsweep_version AS VARCHAR), 'unknown'), count(*), min(row_id)
     FROM runs GROUP BY satsweep_version

@@ -26,6 +26,8 @@ factors:
 fixed:
   customers: 400
 replications: 3
+analysis:
+  responses: [mean_wait, max_wait]
 """
 
 
@@ -111,3 +113,20 @@ def test_status_and_sql_see_the_program_tables(study, installed):
     )  # fmt: skip
     assert sql.returncode == 0, sql.stderr
     assert sql.stdout.splitlines() == ["configs,rows", f"6,{18 * 400}"]
+
+
+def test_analyze_and_report_name_the_program_s_factors_and_units(study, installed):
+    analyze = satsweep(installed, study, "analyze", "queue")
+    assert analyze.returncode == 0, analyze.stderr
+    for text in ("## mean_wait (s)", "## max_wait (s)", "| load (Erlang) | 0.3 |",
+                 "| service | exp |", "| load:service |"):  # fmt: skip
+        assert text in analyze.stdout, text
+    made = satsweep(installed, study, "report", "queue")
+    assert made.returncode == 0, made.stderr
+    index = study / "results" / "queue" / "report" / "index.html"
+    assert made.stdout.strip() == str(index)
+    html = index.read_text()
+    for text in ("factor load (Erlang)", "Results: mean mean_wait (s)", "mm1 1.0",
+                 "--responses mean_wait,max_wait --factors load,service --by none"):  # fmt: skip
+        assert text in html, text
+    assert (index.parent / "mean_wait-effects.png").stat().st_size > 10_000

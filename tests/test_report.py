@@ -16,8 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import analysis, cli, report
+from satsweep.store import Store
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
 T_975_1 = 12.706204736174696  # scipy.stats.t.ppf(0.975, 1): 95%
 
@@ -62,12 +63,12 @@ def synthetic_runs(replications: int = 2) -> pa.Table:
                     "delay": LINKS[link][1],  # derived from link
                     "efficiency": efficiency(link, flavor, drop, buffer) + sign * 0.001 * (i + 1),
                     "fairness": 0.9 + (0.05 if flavor == "sack" else 0.0) + sign * 0.002,
-                    "satnet_version": "satnet 0.1.0 (ns-3 3.44)",
-                    "ns3_version": "3.44",
+                    "program": "satnet",
+                    "program_version": "0.1.0 (ns-3 3.44)",
+                    "program_sha256": SHA,
                     "satsweep_version": "0.1.0",
                     "git_commit": COMMIT,
                     "git_dirty": False,
-                    "satnet_sha256": SHA,
                     "host": "node-a" if i % 2 else "node-b",
                     "started_at": datetime(2025, 1, 2, 3, 4, 5 + (i % 50)),
                     "elapsed_seconds": 1.5,
@@ -76,9 +77,47 @@ def synthetic_runs(replications: int = 2) -> pa.Table:
     return pa.Table.from_pylist(rows)
 
 
-def write_store(results: Path, table: pa.Table, study: str = "synth") -> Path:
+#: The synthetic study's design as `satsweep run` records it (design.json), with the paper's
+#: layout in its analysis section and a program description that declares units.
+RECORDED = {
+    "study": "synth",
+    "design": {
+        "study": "synth",
+        "program": "/nowhere/synth-sim",
+        "factors": {"link": list(LINKS), "flavor": list(FLAVORS), "drop": list(DROPS),
+                    "bufferRtt": list(BUFFERS)},
+        "fixed": {"clients": 5, "simTime": 5},
+        "replications": 2,
+        "analysis": {"responses": ["efficiency", "fairness"], "by": "link",
+                     "factors": ["drop", "flavor", "bufferRtt"]},
+    },
+    "program": {"path": "/nowhere/synth-sim", "sha256": SHA},
+    "describe": {
+        "name": "synth-sim", "version": "1",
+        "parameters": [
+            {"name": "link", "type": "string", "help": ""},
+            {"name": "flavor", "type": "string", "help": ""},
+            {"name": "drop", "type": "string", "help": ""},
+            {"name": "bufferRtt", "type": "float", "unit": "RTT x bandwidth", "help": ""},
+            {"name": "clients", "type": "int", "help": ""},
+            {"name": "simTime", "type": "float", "unit": "s", "help": ""},
+        ],
+        "summary": [
+            {"name": "efficiency", "type": "float", "unit": "fraction of capacity", "help": ""},
+            {"name": "fairness", "type": "float", "unit": "index, 0 to 1", "help": ""},
+            {"name": "label", "type": "string", "help": "not numeric: never a default response"},
+        ],
+    },
+}  # fmt: skip
+
+
+def write_store(
+    results: Path, table: pa.Table, study: str = "synth", recorded: dict | None = RECORDED
+) -> Path:
     (results / study).mkdir(parents=True, exist_ok=True)
     pq.write_table(table, results / study / "runs.parquet")
+    if recorded is not None:
+        (results / study / "design.json").write_text(json.dumps(recorded))
     return results / study
 
 
@@ -106,26 +145,52 @@ def png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
-def test_factors_are_inferred_without_manifests(tmp_path: Path) -> None:
-    store_dir = write_store(tmp_path, synthetic_runs())
-    con = duckdb.connect()
-    con.execute("CREATE TABLE runs AS FROM read_parquet(?)", [str(store_dir / "runs.parquet")])
-    design = report.study_design(store_dir, con)
-    # bufferCells (link x bufferRtt) and delay (link) vary but are derived; clients is fixed
-    assert design.factors == {"link": 2, "flavor": 4, "drop": 2, "bufferRtt": 3}
-    assert design.fixed == {"clients": "5", "simTime": "5"}
-    # the paper's layout: buffer last (columns), then fewest levels first (drop x flavor rows)
-    assert report.default_factors(design, "link") == ["drop", "flavor", "bufferRtt"]
-    assert report.default_factors(design, None) == ["link", "drop", "flavor", "bufferRtt"]
+def test_defaults_and_units_come_from_the_recorded_design(tmp_path: Path) -> None:
+    store = Store(write_store(tmp_path, synthetic_runs()))
+    study = analysis.study_design(store)
+    assert study.factors == {
+        "link": ["wan", "geo"], "flavor": list(FLAVORS), "drop": ["epd", "sd"],
+        "bufferRtt": ["0.5", "1", "2"],
+    }  # fmt: skip
+    assert study.fixed == {"clients": "5", "simTime": "5"}
+    assert (study.by, study.layout) == ("link", ["drop", "flavor", "bufferRtt"])
+    assert study.responses == ["efficiency", "fairness"]
+    assert study.label("bufferRtt") == "bufferRtt (RTT x bandwidth)"
+    assert study.label("flavor") == "flavor"
+    # without an analysis section: every numeric summary field, the design's factors
+    bare = json.loads(json.dumps(RECORDED))
+    del bare["design"]["analysis"]
+    write_store(tmp_path, synthetic_runs(), recorded=bare)
+    study = analysis.study_design(store)
+    assert study.responses == ["efficiency", "fairness"] and study.by is None
+    assert study.layout == ["link", "flavor", "drop", "bufferRtt"]
 
-    # with manifests, the design's parameters (and their order) come from them
-    manifest = store_dir / "runs" / "c000" / "complete-2.json"
-    manifest.parent.mkdir(parents=True)
-    params = {"flavor": "vanilla", "bufferRtt": 0.5, "link": "wan", "drop": "epd", "clients": 5}
-    manifest.write_text(json.dumps({"config_id": "c000", "params": params}))
-    design = report.study_design(store_dir, con)
-    assert list(design.factors) == ["flavor", "bufferRtt", "link", "drop"]
-    assert design.source == "the configurations' manifests"
+
+def test_a_store_without_a_recorded_design_needs_responses_and_factors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_store(tmp_path, synthetic_runs(), recorded=None)
+    assert cli.main(["report", "synth", "--results", str(tmp_path)]) == 2
+    assert "has no design.json" in capsys.readouterr().err
+    argv = ["--responses", "efficiency", "--factors", "flavor,bufferRtt", "--by", "link"]
+    assert cli.main(["report", "synth", "--results", str(tmp_path), *argv]) == 0
+    markdown = (tmp_path / "synth" / "report" / "report.md").read_text()
+    assert "#### Results: mean efficiency ± 90% CI" in markdown  # no unit known
+
+
+def test_analyze_takes_a_study_s_defaults_and_units(
+    synth: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert cli.main(["analyze", "synth", "--results", str(synth)]) == 0
+    out = capsys.readouterr().out
+    for group in LINKS:
+        assert f"## efficiency (fraction of capacity) (link = {group})" in out
+        assert f"## fairness (index, 0 to 1) (link = {group})" in out
+    assert "| bufferRtt (RTT x bandwidth) | 0.5 |" in out
+    assert cli.main(["analyze", "synth", "--results", str(synth), "--json", "--by", "none",
+                     "--response", "efficiency", "--factors", "flavor,drop,bufferRtt,link"]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["n"] == 96
 
 
 def test_results_table_means_and_half_widths(synth: Path) -> None:
@@ -209,7 +274,7 @@ def test_figures_and_html(synth: Path) -> None:
     # self-contained: no scripts, stylesheets or images from elsewhere
     assert not re.search(r"(src|href)=\"(https?:|//)", html)
     assert "<script" not in html and "<link" not in html
-    for text in (COMMIT, "clean working tree", SHA, "satnet 0.1.0 (ns-3 3.44)", "3.44",
+    for text in (COMMIT, "clean working tree", SHA, "satnet 0.1.0 (ns-3 3.44)",
                  "node-a", "node-b", "2025-01-02 03:04:05", "first-order", "90%"):  # fmt: skip
         assert text in html, text
         assert text in markdown, text
@@ -258,7 +323,7 @@ def test_errors_exit_2_and_write_nothing(
     capsys.readouterr()
     assert cli.main(["report", "nosuch", "--results", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("satsweep report: error: no study 'nosuch'")
+    assert err.startswith("satsweep report: error: no study named 'nosuch'")
     assert err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -267,7 +332,7 @@ def test_errors_exit_2_and_write_nothing(
     assert cli.main(["report", "synth", "--results", str(results)]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(r"satsweep report: error: link=wan: unbalanced design: cell .+\n", err)
-    assert sorted(p.name for p in (results / "synth").iterdir()) == ["runs.parquet"]
+    assert sorted(p.name for p in (results / "synth").iterdir()) == ["design.json", "runs.parquet"]
 
     write_store(results, synthetic_runs().slice(0, 0))  # a store without runs
     assert cli.main(["report", "synth", "--results", str(results)]) == 2
@@ -281,13 +346,13 @@ def test_errors_exit_2_and_write_nothing(
     assert "--by column 'link' cannot also be the response or a factor" in capsys.readouterr().err
     assert cli.main([*argv, "--model", "full", "--by", "drop", "--confidence", "1.5"]) == 2
     assert "confidence must be between 0 and 1" in capsys.readouterr().err
-    assert sorted(p.name for p in (results / "synth").iterdir()) == ["runs.parquet"]
+    assert sorted(p.name for p in (results / "synth").iterdir()) == ["design.json", "runs.parquet"]
 
 
 def test_smoke_sweep_report(
-    satnet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    satnet: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A real store (real satnet, real Snakemake): the study's factors come from its manifests."""
+    """A real store (real satnet, real Snakemake): the study's factors come from its design."""
     results = tmp_path / "results"
     assert cli.main(["run", str(REPO / "sweeps" / "smoke.yaml"), "--results", str(results),
                      "--cores", "2"]) == 0  # fmt: skip
@@ -304,7 +369,8 @@ def test_smoke_sweep_report(
     assert "--factors flavor,drop --by none" in markdown
     assert "| flavor | drop = epd | drop = sd |" in markdown
     assert "| fixed parameters | link = wan, bufferRtt = 1, clients = 5, simTime = 5 |" in markdown
-    assert "\n## link = wan\n" in markdown  # the fixed link names the section
+    assert "\n## All runs\n" in markdown
+    assert "#### Results: mean efficiency (fraction of capacity) ±" in markdown  # satnet's unit
     commit = duckdb.sql(
         f"SELECT any_value(git_commit) FROM '{results / 'smoke' / 'runs.parquet'}'"
     ).fetchone()[0]

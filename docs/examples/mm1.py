@@ -15,12 +15,30 @@ import random
 import sys
 
 PARAMETERS = [
-    {"name": "load", "type": "float", "default": 0.5, "exclusiveMinimum": 0,
-     "exclusiveMaximum": 1, "unit": "Erlang", "help": "arrival rate / service rate"},
-    {"name": "customers", "type": "int", "default": 1000, "minimum": 1, "maximum": 1000000,
-     "help": "customers simulated"},
-    {"name": "service", "type": "string", "default": "exp", "choices": ["exp", "det"],
-     "help": "service time distribution: exponential or deterministic, mean 1"},
+    {
+        "name": "load",
+        "type": "float",
+        "default": 0.5,
+        "exclusiveMinimum": 0,
+        "exclusiveMaximum": 1,
+        "unit": "Erlang",
+        "help": "arrival rate / service rate",
+    },
+    {
+        "name": "customers",
+        "type": "int",
+        "default": 1000,
+        "minimum": 1,
+        "maximum": 1000000,
+        "help": "customers simulated",
+    },
+    {
+        "name": "service",
+        "type": "string",
+        "default": "exp",
+        "choices": ["exp", "det"],
+        "help": "service time distribution: exponential or deterministic, mean 1",
+    },
 ]
 DESCRIPTION = {
     "name": "mm1",
@@ -50,9 +68,16 @@ def fail(message):
 def allowed(p):
     if "choices" in p:
         return "allowed: " + ", ".join(p["choices"])
-    bounds = [f"{op} {p[key]}" for key, op in
-              (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
-               ("exclusiveMaximum", "<")) if key in p]
+    bounds = [
+        f"{op} {p[key]}"
+        for key, op in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        )
+        if key in p
+    ]
     kind = {"int": "an integer", "float": "a number", "string": "a string"}[p["type"]]
     return f"allowed: {kind} " + " and ".join(bounds)
 
@@ -63,10 +88,13 @@ def value(p, text):
         v = {"int": int, "float": float, "string": str}[p["type"]](text)
     except ValueError:
         fail(f"--{p['name']}={text}: {allowed(p)}")
-    ok = (v in p.get("choices", [v])
-          and v >= p.get("minimum", v) and v <= p.get("maximum", v)
-          and ("exclusiveMinimum" not in p or v > p["exclusiveMinimum"])
-          and ("exclusiveMaximum" not in p or v < p["exclusiveMaximum"]))
+    ok = (
+        v in p.get("choices", [v])
+        and v >= p.get("minimum", v)
+        and v <= p.get("maximum", v)
+        and ("exclusiveMinimum" not in p or v > p["exclusiveMinimum"])
+        and ("exclusiveMaximum" not in p or v < p["exclusiveMaximum"])
+    )
     return v if ok else fail(f"--{p['name']}={text}: {allowed(p)}")
 
 

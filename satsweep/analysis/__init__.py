@@ -8,7 +8,8 @@ this package is the thin runner around them:
   file, or a study's store) and analyses it: variables set, files run, checks raised as
   :class:`AnalysisError`, the t quantile (SciPy), the result tables read;
 - :mod:`~satsweep.analysis.results`: the models and the result dataclasses;
-- :mod:`~satsweep.analysis.formatting`: the JSON and Markdown that ``satsweep analyze`` prints.
+- :mod:`~satsweep.analysis.formatting`: the JSON and Markdown that ``satsweep analyze`` prints;
+- :mod:`~satsweep.analysis.study`: a study's defaults and units, from its recorded design.
 
 Typical use, e.g. from a report generator::
 
@@ -31,6 +32,7 @@ from satsweep.analysis.results import (
     Model,
     Term,
 )
+from satsweep.analysis.study import StudyDesign, study_design
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -43,10 +45,12 @@ __all__ = [
     "Effect",
     "Interaction",
     "Model",
+    "StudyDesign",
     "Term",
     "analyze",
     "analyze_by",
     "format_markdown",
     "resolve_source",
+    "study_design",
     "to_json",
 ]

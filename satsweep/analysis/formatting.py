@@ -23,13 +23,16 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def to_json(result: Analysis | Mapping[str, Analysis]) -> str:
-    """JSON text: one analysis, or one per group keyed by the group's value."""
+def _data(result: Analysis | Mapping[str | None, Any]) -> Any:
     if isinstance(result, Analysis):
-        data: Any = result.to_dict()
-    else:
-        data = {group: analysis.to_dict() for group, analysis in result.items()}
-    return json.dumps(_finite(data), indent=1, allow_nan=False)
+        return result.to_dict()
+    return {key: _data(value) for key, value in result.items()}
+
+
+def to_json(result: Analysis | Mapping[str | None, Any]) -> str:
+    """JSON text: one analysis, or a mapping of them (per group, per response, ...) keyed as
+    given."""
+    return json.dumps(_finite(_data(result)), indent=1, allow_nan=False)
 
 
 def _num(value: float | None, digits: int) -> str:
@@ -43,11 +46,17 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> 
     return lines
 
 
-def format_markdown(result: Analysis) -> str:
-    """Readable Markdown: a summary line, the allocation of variation and the main effects."""
+def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) -> str:
+    """Readable Markdown: a summary line, the allocation of variation and the main effects;
+    the response and the factors labelled with their ``units`` (name -> unit) when known."""
     r = result
+    units = units or {}
+
+    def label(name: str) -> str:
+        return f"{name} ({units[name]})" if name in units else name
+
     percent = round(100 * r.confidence, 6)
-    title = f"## {r.response}" + (f" ({r.by} = {r.group})" if r.by is not None else "")
+    title = f"## {label(r.response)}" + (f" ({r.by} = {r.group})" if r.by is not None else "")
     summary = (
         f"n = {r.n} runs ({r.replications} per cell), mean = {r.mean:.4f}, "
         f"SST = {r.total_variation:.6g}, model `{r.model}`, standard error = "
@@ -63,7 +72,7 @@ def format_markdown(result: Analysis) -> str:
         ["factor", "level", "effect", f"{percent:g}% CI", "significant"],
         [
             [
-                factor,
+                label(factor),
                 level,
                 _num(e.effect, 4),
                 f"[{_num(e.ci[0], 4)}, {_num(e.ci[1], 4)}]" if e.ci else "n/a",

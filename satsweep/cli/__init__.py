@@ -27,7 +27,7 @@ from satsweep import analysis, report
 from satsweep.cluster import submit
 from satsweep.design import Design, DesignError, Run, load_design
 from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError, value_text
-from satsweep.store import Store, StoreError, connect, studies
+from satsweep.store import Store, StoreError, connect, results_dir, studies
 from satsweep.workflow import run as sweep
 
 #: How many runs `satsweep status` lists per category.
@@ -74,22 +74,47 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _analyze(args: argparse.Namespace) -> int:
     """`satsweep analyze`: factorial-design analysis (Jain 1991) of a table of runs."""
-    factors = [f.strip() for f in args.factors.split(",") if f.strip()]
     try:
-        with analysis.Dataset.open(args.source) as data:
+        study = _study_of(args.source, args.results)
+        responses = _names(args.response) if args.response else study.responses
+        factors = _names(args.factors) if args.factors else study.layout
+        by = study.by if args.by is None else (None if args.by.lower() == "none" else args.by)
+        if not responses or not factors:
+            raise analysis.AnalysisError(
+                "give --response and --factors (a table, or a store without a recorded design, "
+                "has no defaults)"
+            )
+        results = {}
+        with analysis.Dataset.open(args.source, args.results) as data:
             options = {"model": args.model, "confidence": args.confidence}
-            if args.by is None:
-                results = {None: data.analyze(args.response, factors, **options)}
-            else:
-                results = data.analyze_by(args.by, args.response, factors, **options)
-    except analysis.AnalysisError as e:
-        print(f"satsweep analyze: error: {e}", file=sys.stderr)
+            for response in responses:
+                if by is None:
+                    results[response] = {None: data.analyze(response, factors, **options)}
+                else:
+                    results[response] = data.analyze_by(by, response, factors, **options)
+    except (analysis.AnalysisError, StoreError) as e:
+        _error("analyze", e)
         return 2
-    if args.json:
-        print(analysis.to_json(results[None] if args.by is None else results))
+    if args.json:  # one response as before; several keyed by response
+        shown = {r: (g[None] if by is None else g) for r, g in results.items()}
+        print(analysis.to_json(shown if len(shown) > 1 else next(iter(shown.values()))))
     else:
-        print("\n".join(analysis.format_markdown(r) for r in results.values()), end="")
+        print(
+            "\n".join(
+                analysis.format_markdown(r, study.units)
+                for per_group in results.values()
+                for r in per_group.values()
+            ),
+            end="",
+        )
     return 0
+
+
+def _study_of(source: str, results: str | None) -> analysis.StudyDesign:
+    """The defaults and units of SOURCE when it names a study with a recorded design."""
+    if Path(source).is_file() or "/" in source or not (results_dir(results) / source).is_dir():
+        return analysis.StudyDesign()
+    return analysis.study_design(Store(results_dir(results) / source))
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -117,16 +142,36 @@ def _add_analyze(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument(
         "source", help="a study name (its results/<study>/runs.parquet) or a Parquet/CSV file"
     )
-    p.add_argument("--response", required=True, help="the response column, e.g. efficiency")
     p.add_argument(
-        "--factors", required=True, help="comma-separated factor columns, e.g. flavor,buffer,drop"
+        "--response",
+        help="the response column(s), comma-separated, e.g. efficiency (default for a study: "
+        "its design's analysis.responses, else every numeric summary field)",
     )
-    p.add_argument("--by", metavar="COLUMN", help="one analysis per value of COLUMN")
+    p.add_argument(
+        "--factors",
+        help="comma-separated factor columns, e.g. flavor,bufferRtt,drop (default for a study: "
+        "its design's analysis.factors, else its factors)",
+    )
+    p.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="one analysis per value of COLUMN, or 'none' (default for a study: its design's "
+        "analysis.by)",
+    )
+    _add_results_option(p)
     _add_model_options(p)
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--markdown", action="store_true", help="print Markdown tables (default)")
     p.set_defaults(func=_analyze)
+
+
+def _add_results_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--results",
+        metavar="DIR",
+        help="results directory (default $SATSWEEP_RESULTS, else ./results)",
+    )
 
 
 def _names(text: str) -> list[str]:
@@ -141,7 +186,7 @@ def _report(args: argparse.Namespace) -> int:
         index = report.write_report(
             args.study,
             args.results,
-            responses=_names(args.responses),
+            responses=_names(args.responses) if args.responses else None,
             factors=_names(args.factors) if args.factors else None,
             by=by,
             model=args.model,
@@ -162,26 +207,21 @@ def _add_report(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]
         description=_report.__doc__,
     )
     p.add_argument("study", help="the study name (its results/<study>/runs.parquet)")
-    p.add_argument(
-        "--results",
-        metavar="DIR",
-        help="results directory (default $SATSWEEP_RESULTS, else ./results)",
-    )
+    _add_results_option(p)
     p.add_argument(
         "--responses",
-        default=",".join(report.DEFAULT_RESPONSES),
-        help=f"comma-separated response columns (default {','.join(report.DEFAULT_RESPONSES)})",
+        help="comma-separated response columns (default: the design's analysis.responses, "
+        "else every numeric summary field of its program)",
     )
     p.add_argument(
         "--factors",
         help="comma-separated factors; the last one makes the table's columns (default: the "
-        "study's factors but --by, a buffer factor last, then by number of levels)",
+        "design's analysis.factors, else its factors but --by, in its order)",
     )
     p.add_argument(
         "--by",
         metavar="COLUMN",
-        help=f"one section per value of COLUMN, or 'none' (default {report.DEFAULT_BY} when it is "
-        "a factor of the study)",
+        help="one section per value of COLUMN, or 'none' (default: the design's analysis.by)",
     )
     _add_model_options(p)
     p.set_defaults(func=_report)
@@ -438,11 +478,7 @@ def _positive(text: str) -> int:
 
 def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     results = argparse.ArgumentParser(add_help=False)
-    results.add_argument(
-        "--results",
-        metavar="DIR",
-        help="results directory (default $SATSWEEP_RESULTS, else ./results)",
-    )
+    _add_results_option(results)
     cores = os.cpu_count() or 1
 
     p = commands.add_parser(

@@ -17,34 +17,18 @@ One job per module:
 - :mod:`~satsweep.report.tables`: the results table with its intervals, the provenance;
 - :mod:`~satsweep.report.figures`: the figures (matplotlib);
 - :mod:`~satsweep.report.document`: the block list rendered as Markdown and HTML;
-- :mod:`~satsweep.report.design`: the study's design and the units of its columns, found by
-  the report for now (a stand-in, to be replaced by the design the store keeps).
 """
 
-from satsweep.report.design import UNITS, StudyDesign, default_factors, study_design
 from satsweep.report.tables import CellResult, ResultsTable, provenance, results_table
-from satsweep.report.write import (
-    AUTO,
-    DEFAULT_BY,
-    DEFAULT_RESPONSES,
-    REPORT_DIR,
-    ReportError,
-    write_report,
-)
+from satsweep.report.write import AUTO, REPORT_DIR, ReportError, write_report
 
 __all__ = [
     "AUTO",
-    "DEFAULT_BY",
-    "DEFAULT_RESPONSES",
     "REPORT_DIR",
-    "UNITS",
     "CellResult",
     "ReportError",
     "ResultsTable",
-    "StudyDesign",
-    "default_factors",
     "provenance",
     "results_table",
-    "study_design",
     "write_report",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from satsweep.analysis import Analysis, Dataset
-from satsweep.report.design import unit
+from satsweep.analysis.study import StudyDesign
 from satsweep.report.document import confidence_label
 from satsweep.report.tables import marginal_means
 
@@ -19,9 +19,10 @@ def _title(heading: str, result: Analysis, what: str) -> str:
     return f"{heading} · {result.response}: {what}"
 
 
-def effects_figure(heading: str, result: Analysis, path: Path) -> None:
+def effects_figure(heading: str, result: Analysis, path: Path, study: StudyDesign) -> None:
     """One panel per factor: the effect of each level with its interval as an error bar (filled
-    marker: significant), a dashed line at 0; titled ``heading`` · response; PNG at ``path``."""
+    marker: significant), a dashed line at 0; titled ``heading`` · response, axes labelled with
+    the study's units; PNG at ``path``."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
     from matplotlib.lines import Line2D
 
@@ -50,10 +51,10 @@ def effects_figure(heading: str, result: Analysis, path: Path) -> None:
         ax.axhline(0, color="0.5", linewidth=0.8, linestyle="--")
         ax.set_xticks(x, [e.level for e in effects])
         ax.set_xlim(-0.5, len(effects) - 0.5)
-        ax.set_xlabel(unit(factor))
+        ax.set_xlabel(study.label(factor))
         ax.set_title(factor, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel(f"effect on {unit(result.response)}")
+    axes[0].set_ylabel(f"effect on {study.label(result.response)}")
     what = (
         f"main effects with {confidence_label(result.confidence)} CIs"
         if with_ci
@@ -72,7 +73,9 @@ def effects_figure(heading: str, result: Analysis, path: Path) -> None:
     fig.savefig(path)
 
 
-def interactions_figure(data: Dataset, heading: str, result: Analysis, path: Path) -> bool:
+def interactions_figure(
+    data: Dataset, heading: str, result: Analysis, path: Path, study: StudyDesign
+) -> bool:
     """Lines of the mean response over the column factor's levels, one per level of each other
     factor (a panel each); False (no figure) with a single factor."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
@@ -91,11 +94,11 @@ def interactions_figure(data: Dataset, heading: str, result: Analysis, path: Pat
             ax.plot(x, means, marker=markers[i % len(markers)], label=level)
         ax.set_xticks(x, x_levels)
         ax.set_xlim(-0.3, len(x_levels) - 0.7)
-        ax.set_xlabel(unit(x_factor))
+        ax.set_xlabel(study.label(x_factor))
         ax.set_title(f"{factor} x {x_factor}", fontsize=10)
         ax.legend(title=factor, fontsize=8, title_fontsize=9)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(f"mean {unit(result.response)}")
+    axes[0].set_ylabel(f"mean {study.label(result.response)}")
     fig.suptitle(
         _title(heading, result, f"interactions with {x_factor}")
         + "\n(mean over the other factors and the replications)",

@@ -14,9 +14,10 @@ from pathlib import Path
 import duckdb
 
 import satsweep
-from satsweep import analysis, store
+from satsweep import analysis
 from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
-from satsweep.report.design import StudyDesign, default_factors, study_design, unit
+from satsweep.analysis.study import StudyDesign, study_design
+from satsweep.store import Store, StoreError
 from satsweep.report.document import (
     Block,
     confidence_label,
@@ -29,12 +30,9 @@ from satsweep.report.document import (
 from satsweep.report.figures import effects_figure, interactions_figure
 from satsweep.report.tables import provenance, results_table
 
-__all__ = ["AUTO", "DEFAULT_BY", "DEFAULT_RESPONSES", "REPORT_DIR", "ReportError", "write_report"]
+__all__ = ["AUTO", "REPORT_DIR", "ReportError", "write_report"]
 
-DEFAULT_RESPONSES = ("efficiency", "fairness")
-#: The ``by`` column when none is given: one report section per link type, as in the paper.
-DEFAULT_BY = "link"
-#: ``by`` of :func:`write_report` that means "DEFAULT_BY when it is a factor of the study".
+#: ``by`` of :func:`write_report` that means "the design's ``analysis.by``".
 AUTO = ""
 REPORT_DIR = "report"
 
@@ -48,7 +46,12 @@ def _slug(text: str) -> str:
 
 
 def _section(
-    data: Dataset, heading: str, result: Analysis, directory: Path, log: Callable[[str], None]
+    data: Dataset,
+    study: StudyDesign,
+    heading: str,
+    result: Analysis,
+    directory: Path,
+    log: Callable[[str], None],
 ) -> list[Block]:
     """The blocks of one group x response, writing its figures (titled ``heading`` · response)
     into ``directory``."""
@@ -68,7 +71,7 @@ def _section(
     blocks.append(
         Block(
             "h4",
-            f"Results: mean {unit(result.response)}"
+            f"Results: mean {study.label(result.response)}"
             + (
                 f" ± {pct} CI half-width over the {result.replications} replications"
                 if replicated
@@ -119,11 +122,11 @@ def _section(
     )
     stem = _slug("-".join(([result.group] if result.group is not None else []) + [result.response]))
     name = f"{stem}-effects.png"
-    effects_figure(heading, result, directory / name)
+    effects_figure(heading, result, directory / name, study)
     log(f"{REPORT_DIR}/{name}")
     blocks.append(Block("img", name, header=(f"{result.response}: main effects",)))
     name = f"{stem}-interactions.png"
-    if interactions_figure(data, heading, result, directory / name):
+    if interactions_figure(data, heading, result, directory / name, study):
         log(f"{REPORT_DIR}/{name}")
         blocks.append(Block("img", name, header=(f"{result.response}: interactions",)))
     return blocks
@@ -154,15 +157,15 @@ def _swap_in(built: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _read_store(study: str, runs: Path) -> tuple[StudyDesign, dict[str, str]]:
-    """The study's design and provenance, from its ``runs.parquet``."""
+def _provenance(store: Store) -> dict[str, str]:
+    """The study's provenance, from its ``runs.parquet``."""
+    runs = store.runs_table
     con = sql.connect()
     try:
         sql.load(con, str(runs))  # the runs as the analysis reads them: the table `source`
         if not len(con.table("source")):
-            raise ReportError(f"study '{study}' has no finished runs ({runs} is empty)")
-        con.table("source").create_view("runs")  # study_design's name for them
-        return study_design(runs.parent, con), provenance(con)
+            raise ReportError(f"study '{store.study}' has no finished runs ({runs} is empty)")
+        return provenance(con)
     except duckdb.Error as e:
         raise ReportError(f"cannot read {runs}: {e}") from e
     finally:
@@ -193,7 +196,7 @@ def write_report(
     study: str,
     results: str | os.PathLike[str] | None = None,
     *,
-    responses: Sequence[str] = DEFAULT_RESPONSES,
+    responses: Sequence[str] | None = None,
     factors: Sequence[str] | None = None,
     by: str | None = AUTO,
     model: Model = analysis.DEFAULT_MODEL,
@@ -202,58 +205,52 @@ def write_report(
 ) -> Path:
     """Writes ``<results>/<study>/report/`` and returns the path of its ``index.html``.
 
-    ``factors`` default to the study's factors but ``by`` (:func:`study_design`,
-    :func:`default_factors`); ``by=AUTO`` (the default) means ``link`` when it is a factor of the
-    study (with more than one level) and not among ``factors``, else none; ``by=None`` means
-    none. ``log`` gets the path of every file written. Raises :class:`ReportError` (nothing
-    written) when the study has no store or no runs, or the analysis refuses the data.
+    The defaults come from the design the store recorded (:func:`study_design`): the
+    responses, ``by`` (``by=AUTO``; ``by=None`` means none) and the factors of its ``analysis``
+    section, else every numeric summary field, none and its factors. A store without a
+    recorded design (made before satsweep kept it) needs ``responses`` and ``factors``. ``log``
+    gets the path of every file written. Raises :class:`ReportError` (nothing written) when the
+    study has no store or no runs, or the analysis refuses the data.
     """
-    if not study or "/" in study or study in (".", ".."):
-        raise ReportError(f"'{study}' is not a study name")
-    base = store.results_dir(results)
-    study_dir = base / study
-    runs = study_dir / "runs.parquet"
-    if not runs.is_file():
-        raise ReportError(f"no study '{study}' in {base} (no {runs})")
-    design, facts = _read_store(study, runs)
+    try:
+        store = Store.named(study, results)
+        design = study_design(store)
+    except StoreError as e:
+        raise ReportError(str(e)) from None
+    facts = _provenance(store)
     if by == AUTO:
-        by = (
-            DEFAULT_BY
-            if DEFAULT_BY in design.factors and (factors is None or DEFAULT_BY not in factors)
-            else None
-        )
+        by = design.by if factors is None or design.by not in factors else None
     if factors is None:
-        factors = default_factors(design, by)
-        if not factors:
-            raise ReportError(
-                f"study '{study}' has no factor with more than one level besides "
-                f"{by or 'none'} (found from {design.source}); give --factors"
-            )
+        factors = design.layout
+    if responses is None:
+        responses = design.responses
+    if not design.recorded and not (factors and responses):
+        raise ReportError(
+            f"{store.root} has no design.json (the store predates it): give --responses and "
+            "--factors, or run the study's sweep once to record its design (nothing is rerun)"
+        )
     factors, responses = list(factors), list(responses)
+    if not factors:
+        raise ReportError(f"study '{study}' has no factor besides {by or 'none'}: give --factors")
     if not responses:
         raise ReportError("no responses given")
 
     try:
-        with Dataset.open(runs) as data:
+        with Dataset.open(store.runs_table) as data:
             analyses = _analyses(data, responses, factors, by, model, confidence)
-            target = study_dir / REPORT_DIR
-            built = Path(tempfile.mkdtemp(prefix=f".{REPORT_DIR}-", dir=study_dir))
+            target = store.root / REPORT_DIR
+            built = Path(tempfile.mkdtemp(prefix=f".{REPORT_DIR}-", dir=store.root))
             try:
                 os.chmod(built, 0o755)
                 blocks = _front_matter(
                     study, facts, design, responses, factors, by, model, confidence, analyses
                 )
                 for group, results_ in analyses.items():
-                    if by is not None:
-                        where = f"{by} = {group}"
-                    elif DEFAULT_BY in design.fixed:  # say which link, in every figure's title
-                        where = f"{DEFAULT_BY} = {design.fixed[DEFAULT_BY]}"
-                    else:
-                        where = ""
+                    where = f"{by} = {group}" if by is not None else ""
                     blocks.append(Block("h2", where or "All runs"))
                     heading = f"{study} · {where}" if where else study
                     for result in results_:
-                        blocks += _section(data, heading, result, built, log)
+                        blocks += _section(data, design, heading, result, built, log)
                 title = f"satsweep report: {study}"
                 (built / "report.md").write_text(markdown(blocks))
                 log(f"{REPORT_DIR}/report.md")
@@ -298,7 +295,7 @@ def _front_matter(
             ["setting", "value"],
             [
                 ["responses", ", ".join(responses)],
-                *[[f"factor {f}", ", ".join(v)] for f, v in levels.items()],
+                *[[f"factor {design.label(f)}", ", ".join(v)] for f, v in levels.items()],
                 ["analysed per", f"{by}: {groups}" if by is not None else "none"],
                 [
                     "fixed parameters",
@@ -306,7 +303,10 @@ def _front_matter(
                 ],
                 ["error model", model],
                 ["confidence", confidence_label(confidence)],
-                ["study factors found from", design.source],
+                [
+                    "defaults from",
+                    "the recorded design (design.json)" if design.recorded else "none",
+                ],
             ],
             "ll",
         ),

@@ -1,0 +1,53 @@
+"""What the analysis and the report take from a study's recorded design
+(``results/<study>/design.json``, :meth:`satsweep.store.Store.design`): the factors and fixed
+parameters, the defaults of the analysis (the design's ``analysis`` section) and the units the
+program declares."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from satsweep.engine import value_text
+from satsweep.store import Store
+
+__all__ = ["StudyDesign", "study_design"]
+
+
+@dataclass(frozen=True)
+class StudyDesign:
+    """The study as its analysis lays it out; empty without a recorded design."""
+
+    factors: dict[str, list[str]] = field(default_factory=dict)  # levels as text, design order
+    fixed: dict[str, str] = field(default_factory=dict)
+    responses: list[str] = field(default_factory=list)  # the default responses
+    by: str | None = None  # the default --by
+    layout: list[str] = field(default_factory=list)  # the default factors, columns last
+    units: Mapping[str, str] = field(default_factory=dict)
+    recorded: bool = False
+
+    def label(self, name: str) -> str:
+        """``name`` with its unit, e.g. ``efficiency (fraction of capacity)``; bare without."""
+        return f"{name} ({self.units[name]})" if name in self.units else name
+
+
+def study_design(store: Store) -> StudyDesign:
+    """The recorded design of ``store`` as the analysis uses it. Default responses: the design's
+    ``analysis.responses``, else every numeric summary field the program declares; default
+    ``by`` and factors: ``analysis.by`` and ``analysis.factors``, else none and the design's
+    factors in its order."""
+    design = store.design()
+    if design is None:
+        return StudyDesign()
+    describe, settings = design.describe, design.analysis
+    numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
+    by = settings.by
+    return StudyDesign(
+        factors={name: [value_text(v) for v in levels] for name, levels in design.factors.items()},
+        fixed={name: value_text(value) for name, value in design.fixed.items()},
+        responses=list(settings.responses or numeric),
+        by=by,
+        layout=list(settings.factors or [f for f in design.factors if f != by]),
+        units=describe.units(),
+        recorded=True,
+    )
