@@ -98,7 +98,8 @@ def test_runs_land_in_the_store_under_the_current_directory(study, installed):
     assert means[0.3] < means[0.6] < means[0.9]
     recorded = json.loads((store / "design.json").read_text())
     assert recorded["describe"]["name"] == "mm1"
-    assert recorded["design"]["program"] == str(study / "mm1.py")
+    assert recorded["design"]["program"] == "./mm1.py"
+    assert recorded["program"]["path"] == str(study / "mm1.py")
     assert recorded["design"]["factors"] == {"load": [0.3, 0.6, 0.9], "service": ["exp", "det"]}
 
 

@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from satsweep import cli
 from satsweep.engine import USAGE_ERROR, Program
 from tests.conftest import run_satnet_cli
 
@@ -152,3 +153,15 @@ def test_slow_start_overflow_matches_barakat_altman(satnet, buffer_packets):
     assert simulated is not None, "the buffer never overflowed"
     tolerance = max(0.10 * expected, 2)
     assert abs(simulated - expected) <= tolerance, (simulated, expected, mu * rtt)
+
+
+def test_satsweep_simulate_runs_one_simulation_of_a_program(capsys):
+    assert cli.main(["simulate", "satnet", "--clients=2", "--simTime=1", "--run=3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["params"]["clients"] == 2 and len(result["connections"]) == 2
+    assert cli.main(["simulate", "satnet", "--flavour=reno"]) == 2
+    assert "--flavour: unknown parameter of satnet; allowed: " in capsys.readouterr().err
+    assert cli.main(["simulate", "satnet", "--clients=0"]) == 2  # satnet's own refusal
+    assert "--clients=0: allowed: an integer >= 1" in capsys.readouterr().err
+    assert cli.main(["simulate", "nosuch"]) == 2
+    assert "'nosuch' is not a program built by this project" in capsys.readouterr().err

@@ -155,14 +155,13 @@ class Design(BaseModel):
         return [*self.factors, *self.fixed]
 
     def resolved(self) -> dict[str, Any]:
-        """The design as the store records it: every field, defaults filled in, and the
-        program's path instead of how the file named it."""
-        data = self.model_dump(mode="json")
-        data["program"] = str(self.executable.path)
-        return data
+        """The design as the store records it: every field, defaults filled in (the program as
+        the file names it; the store records its path and hash beside it)."""
+        return self.model_dump(mode="json")
 
     def sha256(self) -> str:
-        """The hash of :meth:`resolved` as canonical JSON."""
+        """The hash of :meth:`resolved` as canonical JSON: the same design file gives the same
+        hash wherever it and its program are."""
         canonical = json.dumps(self.resolved(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 
