@@ -17,8 +17,6 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 
 DESIGN = load_design(config["sweep"])
 STORE = Store.of(DESIGN, config["results"])
-# The compacted tables: runs.parquet and one per table the program declares (--describe).
-TABLES = ["runs", *DESIGN.describe.tables]
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,
@@ -30,7 +28,7 @@ SCHEDULE = schedule.plan(
 
 rule all:
     input:
-        [STORE.table(name) for name in TABLES],
+        STORE.compaction_file,
     default_target: True
 
 

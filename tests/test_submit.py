@@ -151,7 +151,7 @@ def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys)
     # satsweep status: the run counts and the Slurm job's state
     assert cli.main(["status", str(SMOKE), "--results", str(results)]) == 0
     status = capsys.readouterr().out
-    assert "smoke: 8 done, 0 missing, 0 failed" in status
+    assert "smoke: 8 done, 0 damaged, 0 missing, 0 failed" in status
     assert f"Slurm job {job_id}" in status and "COMPLETED" in status
 
 

@@ -122,7 +122,7 @@ def test_rerun_of_a_finished_sweep_runs_nothing(smoke, capsys):
 def test_status_and_sql_over_the_store(smoke, capsys):
     path = str(REPO / "sweeps" / "smoke.yaml")
     assert cli.main(["status", path, "--results", str(smoke)]) == 0
-    assert "smoke: 8 done, 0 missing, 0 failed of 8 runs" in capsys.readouterr().out
+    assert "smoke: 8 done, 0 damaged, 0 missing, 0 failed of 8 runs" in capsys.readouterr().out
     query = "SELECT flavor, count(*) AS n FROM runs GROUP BY flavor ORDER BY flavor"
     assert cli.main(["sql", "--results", str(smoke), "--study", "smoke", "--csv", query]) == 0
     assert capsys.readouterr().out.splitlines() == ["flavor,n", "reno,4", "sack,4"]
@@ -214,9 +214,9 @@ def test_failing_run_is_reported_and_keep_going_finishes_the_others(tmp_path, ca
     runs = rows(results / "badlevel")
     assert len(runs) == 4 and {r["clients"] for r in runs} == {2, 4}
     assert len(rows(results / "badlevel", "connections")) == 2 * 2 + 2 * 4
-    assert cli.main(["status", str(path), "--results", str(results)]) == 0
+    assert cli.main(["status", str(path), "--results", str(results)]) == 1  # runs failed
     out = capsys.readouterr().out
-    assert "4 done, 0 missing, 2 failed" in out and "--clients=3" in out
+    assert "4 done, 0 damaged, 0 missing, 2 failed" in out and "--clients=3" in out
     assert "flaky: cannot simulate 3 clients" in out
     # without --keep-going it fails as well, and still runs nothing twice
     before = run_files(results / "badlevel")

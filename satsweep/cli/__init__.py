@@ -27,8 +27,23 @@ from satsweep import analysis, report
 from satsweep.cluster import submit
 from satsweep.design import Design, DesignError, Run, load_design
 from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError, value_text
-from satsweep.store import Store, StoreError, connect, results_dir, studies
+from satsweep.store import (
+    Store,
+    StoreError,
+    check_read_only,
+    connect,
+    results_dir,
+    studies,
+    write_csv,
+    write_parquet,
+)
 from satsweep.workflow import run as sweep
+
+#: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).
+INCOMPLETE = 3
+
+#: The file types `satsweep sql --out` writes.
+EXPORTS = (".csv", ".parquet")
 
 #: How many runs `satsweep status` lists per category.
 LIST_LIMIT = 20
@@ -231,12 +246,16 @@ def _error(command: str, message: object) -> None:
     print(f"satsweep {command}: error: {message}", file=sys.stderr)
 
 
-def _load(command: str, path: str) -> Design | None:
+def _load(command: str, path: str, results: str | None) -> Design | None:
+    """The design, refused (None, the error said) when it is not valid or cannot share its
+    study's store (another base_seed or program than the runs in it)."""
     try:
-        return load_design(path)
-    except DesignError as e:
+        design = load_design(path)
+        Store.of(design, results).check(design)
+    except (DesignError, StoreError) as e:
         _error(command, e)
         return None
+    return design
 
 
 def _duration(seconds: float) -> str:
@@ -259,6 +278,9 @@ def _run(args: argparse.Namespace) -> int:
     """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
     # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    design = _load("run", args.sweep, args.results)
+    if design is None:
+        return 2
     console = Console(stderr=True)
     columns = (
         TextColumn("{task.description}"),
@@ -286,7 +308,10 @@ def _run(args: argparse.Namespace) -> int:
                 profile=args.profile,
             )
             report = sweep.run(
-                args.sweep,
+                design,
+                warn=lambda text: progress.console.print(
+                    f"warning: {text}", style="yellow", highlight=False, markup=False
+                ),
                 cores=args.cores,
                 keep_going=args.keep_going,
                 results=args.results,
@@ -325,7 +350,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     """`satsweep plan`: the run table of a sweep, without running anything."""
-    design = _load("plan", args.sweep)
+    design = _load("plan", args.sweep, args.results)
     if design is None:
         return 2
     state = Store.of(design, args.results).state(design)
@@ -342,12 +367,13 @@ def _plan(args: argparse.Namespace) -> int:
     console = Console()
     console.print(table)
     fixed = _flags(design.fixed) or "(none)"
-    todo = len(state.missing) + len(state.failed)
+    todo = len(state.missing) + len(state.failed) + len(state.damaged)
     console.print(
         f"{len(design.configurations)} configurations x {design.replications} replications = "
         f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
         f"base_seed {design.base_seed}; program {design.describe.name} "
-        f"{design.describe.version}; store {state.store.root}",
+        f"{design.describe.version}; store {state.store.root}"
+        + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
         highlight=False,
     )
     estimate = sweep.estimate_seconds(state, args.cores)
@@ -363,17 +389,28 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    """`satsweep status`: done / missing / failed runs of a sweep, and which."""
-    design = _load("status", args.sweep)
+    """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which. Exit
+    code 0 when every run is done, 1 when a run failed, 3 when runs are missing or damaged
+    (none failed)."""
+    design = _load("status", args.sweep, args.results)
     if design is None:
         return 2
-    state = Store.of(design, args.results).state(design)
+    state = Store.of(design, args.results).state(design, deep=args.verify)
     console = Console()
     console.print(
-        f"{design.study}: {len(state.done)} done, {len(state.missing)} missing, "
-        f"{len(state.failed)} failed of {state.total} runs ({state.store.root})",
+        f"{design.study}: {len(state.done)} done, {len(state.damaged)} damaged, "
+        f"{len(state.missing)} missing, {len(state.failed)} failed of {state.total} runs "
+        f"({state.store.root})" + (" (every file reread)" if args.verify else ""),
         highlight=False,
+        soft_wrap=True,  # one line for scripts that read it
     )
+    for run, problem in state.damaged[:LIST_LIMIT]:
+        console.print(
+            f"damaged {run.config_id}/r{run.replication}: {problem} (the next run moves its "
+            "files to quarantine/ and redoes it)",
+            highlight=False,
+            markup=False,
+        )
     for run, record in state.failed[:LIST_LIMIT]:
         console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
     for run in state.missing[:LIST_LIMIT]:
@@ -381,7 +418,9 @@ def _status(args: argparse.Namespace) -> int:
         console.print(
             f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
         )
-    hidden = max(0, len(state.failed) - LIST_LIMIT) + max(0, len(state.missing) - LIST_LIMIT)
+    hidden = sum(
+        max(0, len(runs) - LIST_LIMIT) for runs in (state.failed, state.missing, state.damaged)
+    )
     if hidden:
         console.print(f"... and {hidden} more")
     jobs = submit.recorded_jobs(design, args.results)
@@ -393,7 +432,9 @@ def _status(args: argparse.Namespace) -> int:
             highlight=False,
             markup=False,
         )
-    return 0
+    if state.failed:
+        return 1
+    return INCOMPLETE if state.missing or state.damaged else 0
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -432,24 +473,49 @@ def _submit(args: argparse.Namespace) -> int:
 
 
 def _sql(args: argparse.Namespace) -> int:
-    """`satsweep sql`: a DuckDB query over the store's views: `runs` and the program's tables."""
+    """`satsweep sql`: a read-only DuckDB query over the store's views: `runs` and the program's
+    tables (analysis/README.md, "Querying a store safely")."""
     try:
+        check_read_only(args.query)
         if args.study is not None:
             stores = [Store.named(args.study, args.results)]
         else:
-            stores = studies(args.results)
+            stores = []
+            for store in studies(args.results):  # one unreadable study must not hide the others
+                problem = store.unreadable()
+                if problem:
+                    print(
+                        f"satsweep sql: warning: study '{store.study}' left out: {problem}",
+                        file=sys.stderr,
+                    )
+                else:
+                    stores.append(store)
             if not stores:
                 raise StoreError(f"no study in {args.results or 'results'}: run a sweep first")
+        out = Path(args.out).absolute() if args.out else None
+        if out is not None:
+            _check_export(out, stores)
         with connect(stores) as con:
             cursor = con.execute(args.query)
-            columns = [d[0] for d in cursor.description or []]
-            rows = cursor.fetchall()
+            if out is not None:
+                table = cursor.fetch_arrow_table()
+            else:
+                columns = [d[0] for d in cursor.description or []]
+                rows = cursor.fetchall()
     except StoreError as e:
         _error("sql", e)
         return 2
     except duckdb.Error as e:
         _error("sql", str(e).strip())
         return 2
+    if out is not None:
+        try:
+            (write_csv if out.suffix.lower() == ".csv" else write_parquet)(out, table)
+        except OSError as e:
+            _error("sql", f"--out: cannot write {out}: {e.strerror or e}")
+            return 2
+        print(f"{table.num_rows} rows -> {out}", file=sys.stderr)
+        return 0
     if args.csv:
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
@@ -464,6 +530,19 @@ def _sql(args: argparse.Namespace) -> int:
             table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
         Console().print(table)
     return 0
+
+
+def _check_export(out: Path, stores: list[Store]) -> None:
+    """An export goes outside the stores, as CSV or Parquet, into a folder that exists."""
+    if out.suffix.lower() not in EXPORTS:
+        raise StoreError(f"--out: {out.name}: allowed: a file ending in .csv or .parquet")
+    for store in stores:
+        if out.resolve().is_relative_to(store.root.resolve()):
+            raise StoreError(
+                f"--out: {out} is inside the store {store.root}; allowed: a file outside it"
+            )
+    if not out.parent.is_dir():
+        raise StoreError(f"--out: the folder {out.parent} does not exist")
 
 
 def _positive(text: str) -> int:
@@ -485,7 +564,7 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
         "run", parents=[results], help="run a sweep through Snakemake", description=_run.__doc__
     )
     p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
-    p.add_argument("--cores", type=int, default=cores, help=f"cores to use (default {cores})")
+    p.add_argument("--cores", type=_positive, default=cores, help=f"cores to use (default {cores})")
     p.add_argument(
         "--keep-going", action="store_true", help="go on with the other runs when one fails"
     )
@@ -523,14 +602,22 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     )
     p.add_argument("sweep")
     p.add_argument(
-        "--cores", type=int, default=cores, help=f"cores of the estimate (default {cores})"
+        "--cores", type=_positive, default=cores, help=f"cores of the estimate (default {cores})"
     )
     p.set_defaults(func=_plan)
 
     p = commands.add_parser(
-        "status", parents=[results], help="done/missing/failed runs", description=_status.__doc__
+        "status",
+        parents=[results],
+        help="done/damaged/missing/failed runs",
+        description=_status.__doc__,
     )
     p.add_argument("sweep")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="reread every file of every run against its record (sha256, rows)",
+    )
     p.set_defaults(func=_status)
 
     p = commands.add_parser(
@@ -569,6 +656,11 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     output = p.add_mutually_exclusive_group()
     output.add_argument("--csv", action="store_true", help="print CSV")
     output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the result to FILE.csv or FILE.parquet (outside the store) instead",
+    )
     p.set_defaults(func=_sql)
 
 
@@ -604,7 +696,20 @@ def main(argv: list[str] | None = None) -> int:
         args.flags = extra
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return args.func(args)
+    try:
+        return args.func(args)
+    except OSError as e:  # the one boundary for what the file system refuses
+        where = f"{e.filename}: " if e.filename else ""
+        what = e.strerror or str(e)
+        if isinstance(e, PermissionError):
+            _error(
+                args.command,
+                f"{where}{what}; allowed: a results folder you may write "
+                "(--results DIR), and design and program files you may read",
+            )
+            return 2
+        _error(args.command, f"{where}{what}")
+        return 1
 
 
 if __name__ == "__main__":

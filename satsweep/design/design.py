@@ -226,6 +226,29 @@ def rng_run(base_seed: int, cid: str, replication: int) -> int:
     return 1 + int.from_bytes(digest[:8], "big") % MAX_RNG
 
 
+class _DuplicateKey(yaml.YAMLError):
+    """A mapping that names a key twice (plain YAML keeps the last one, silently)."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if not isinstance(key, str | int | float | bool):  # the base class refuses others
+                continue
+            if key in seen:
+                raise _DuplicateKey(
+                    f"line {line}: key '{key}' is given twice (first on line {seen[key]}); "
+                    "allowed: each key once"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 _FIELD_HELP = {
     "study": "a name of letters, digits, '.', '_', '-' (it names results/<study>/)",
     "description": "text",
@@ -349,9 +372,16 @@ def load_design(path: str | Path) -> Design:
     """
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except OSError as e:
         raise DesignError(f"{path}: cannot read the sweep file: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise DesignError(
+            f"{path}: not a text file (byte {e.object[e.start]:#04x} at offset {e.start} is not "
+            "UTF-8); allowed: a YAML sweep design"
+        ) from None
+    except _DuplicateKey as e:
+        raise DesignError(f"{path}: {e}") from None
     except yaml.YAMLError as e:
         raise DesignError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(raw, dict):

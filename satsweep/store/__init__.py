@@ -2,9 +2,17 @@
 rows typed by the program's description, compaction and SQL views. Imports the design and
 engine rooms."""
 
-from satsweep.store.files import write_atomically, write_json, write_parquet
+from satsweep.store.files import write_atomically, write_csv, write_json, write_parquet
 from satsweep.store.rows import KEY_COLUMNS, PROVENANCE_COLUMNS
-from satsweep.store.store import State, Store, StoreError, connect, results_dir, studies
+from satsweep.store.store import (
+    State,
+    Store,
+    StoreError,
+    check_read_only,
+    connect,
+    results_dir,
+    studies,
+)
 
 __all__ = [
     "KEY_COLUMNS",
@@ -12,10 +20,12 @@ __all__ = [
     "State",
     "Store",
     "StoreError",
+    "check_read_only",
     "connect",
     "results_dir",
     "studies",
     "write_atomically",
+    "write_csv",
     "write_json",
     "write_parquet",
 ]

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.csv
 import pyarrow.parquet as pq
 
-__all__ = ["write_atomically", "write_json", "write_parquet"]
+__all__ = ["write_atomically", "write_csv", "write_json", "write_parquet"]
 
 
 def _temporary(path: Path) -> Path:
@@ -37,3 +38,8 @@ def write_json(path: Path, data: Any) -> None:
 def write_parquet(path: Path, table: pa.Table) -> None:
     """A Parquet file, atomically."""
     write_atomically(path, lambda t: pq.write_table(table, t))
+
+
+def write_csv(path: Path, table: pa.Table) -> None:
+    """A CSV file with a header line, atomically."""
+    write_atomically(path, lambda t: pyarrow.csv.write_csv(table, t))

@@ -7,10 +7,15 @@
                                       and its --describe (written by every `satsweep run`)
       runs/<config_id>/r<k>.json      the program's result of replication k (written by it)
       runs/<config_id>/r<k>.<table>.parquet   its rows of each table the program declares
-      runs/<config_id>/r<k>.parquet   its run row; written last: a run is done iff this exists
+      runs/<config_id>/r<k>.parquet   its run row
+      runs/<config_id>/r<k>.record.json   written last, after the files it vouches for: their
+                                      sizes, sha256 and rows (a run is done iff it is there
+                                      and its files match it)
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
+      compaction.json                 what the last compaction wrote (Snakemake's target)
+      quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way
       logs/                           Snakemake's and the jobs' logs
       .snakemake/                     Snakemake's metadata (`satsweep run` uses this directory)
 
@@ -24,7 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,15 +40,35 @@ import pyarrow.parquet as pq
 
 import satsweep
 from satsweep.design import Design, DesignError, Run
-from satsweep.engine import Description, Program
+from satsweep.engine import Description, Program, file_sha256
 from satsweep.store.files import write_json, write_parquet
 from satsweep.store.rows import clashes, run_rows, run_schema, table_schema
 
-__all__ = ["State", "Store", "StoreError", "connect", "results_dir", "studies"]
+__all__ = ["State", "Store", "StoreError", "check_read_only", "connect", "results_dir", "studies"]
+
+#: What a query over a store may be: it reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, FROM
+#: ..., PRAGMA functions) or explains; anything else could change a store or the files around it.
+READ_ONLY = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
 
 
 class StoreError(ValueError):
     """A store (or a query over it) that cannot be opened; the message says why."""
+
+
+#: What :meth:`Store.verify` says of a run that has not finished (no record, no run row).
+NOT_DONE = "not done"
+
+
+def _readable(files: list[Path]) -> str | None:
+    """None when every file is there and reads as Parquet, else what is wrong."""
+    for path in files:
+        try:
+            pq.read_metadata(path)
+        except FileNotFoundError:
+            return f"{path.name} is missing"
+        except (OSError, pa.ArrowException) as e:
+            return f"{path.name} is not a Parquet file ({e.__class__.__name__})"
+    return None
 
 
 def results_dir(results: str | os.PathLike[str] | None = None) -> Path:
@@ -60,6 +85,7 @@ class State:
     done: list[Run] = field(default_factory=list)
     failed: list[tuple[Run, dict]] = field(default_factory=list)
     missing: list[Run] = field(default_factory=list)
+    damaged: list[tuple[Run, str]] = field(default_factory=list)  # with what is wrong
 
     @property
     def total(self) -> int:
@@ -199,42 +225,141 @@ class Store:
 
     # -- runs -----------------------------------------------------------------------------
 
+    def record_file(self, run: Run) -> Path:
+        return self.run_file(run, ".record.json")
+
+    def run_files(self, run: Run, tables: Iterable[str]) -> list[Path]:
+        """The files a finished run's record vouches for: its row, then its tables' rows."""
+        return [self.run_file(run), *(self.run_file(run, f".{t}.parquet") for t in tables)]
+
     def is_done(self, run: Run) -> bool:
-        return self.run_file(run).is_file()
+        """Whether the run has finished (its record, or a run row of a store made before
+        records; :meth:`verify` says whether its files are intact)."""
+        return self.record_file(run).is_file() or self.run_file(run).is_file()
 
     def count_done(self, design: Design) -> int:
         return sum(self.is_done(run) for run in design.runs())
 
-    def state(self, design: Design) -> State:
-        """Which of the design's runs are done, failed or missing (from the files alone)."""
-        result = State(design, self)
-        for run in design.runs():
-            if self.is_done(run):
-                result.done.append(run)
-                continue
+    def verify(self, run: Run, tables: Iterable[str], deep: bool = False) -> str | None:
+        """None when the run is done and its files are intact, else what is wrong (a run not
+        done at all is :data:`NOT_DONE`). A file whose size or modification time differs from
+        its record is read and its sha256 compared (a copied store stays intact); ``deep``
+        reads every file. A run made before records existed is trusted when its files can be
+        read as Parquet."""
+        files = self.run_files(run, tables)
+        try:
+            record = json.loads(self.record_file(run).read_text())
+            recorded = record["files"]
+        except FileNotFoundError:
+            if not files[0].is_file():
+                return NOT_DONE
+            return _readable(files)  # a run made before records: its files must parse
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"{self.record_file(run).name} is unreadable ({e.__class__.__name__})"
+        for path in files:
+            expected = recorded.get(path.name)
+            if expected is None:
+                return f"{path.name} is not in its record"
             try:
-                result.failed.append(
-                    (run, json.loads(self.run_file(run, ".failed.json").read_text()))
-                )
-            except (OSError, ValueError):
-                result.missing.append(run)
+                stat = path.stat()
+            except OSError:
+                return f"{path.name} is missing"
+            if stat.st_size != expected.get("bytes"):
+                return f"{path.name} has {stat.st_size} bytes, its record {expected.get('bytes')}"
+            changed = stat.st_mtime_ns != expected.get("mtime_ns")
+            if (deep or changed) and file_sha256(path) != expected.get("sha256"):
+                return f"{path.name} does not match its sha256"
+        return _readable(files) if deep else None
+
+    def state(self, design: Design, deep: bool = False) -> State:
+        """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
+        or missing, from the files alone; ``deep`` rereads every file."""
+        result = State(design, self)
+        tables = list(design.describe.tables)
+        for run in design.runs():
+            problem = self.verify(run, tables, deep)
+            if problem is None:
+                result.done.append(run)
+            elif problem is not NOT_DONE:
+                result.damaged.append((run, problem))
+            else:
+                try:
+                    failure = json.loads(self.run_file(run, ".failed.json").read_text())
+                    result.failed.append((run, failure))
+                except (OSError, ValueError):
+                    result.missing.append(run)
         return result
 
     def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
-        """Stores a run's result and provenance (store/rows.py): its tables' rows, then its
-        run row (the run is then done)."""
+        """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
+        row, then the record that vouches for them (the run is then done)."""
         row, tables = run_rows(design, run, result, provenance)
         for name, rows in tables.items():
             write_parquet(self.run_file(run, f".{name}.parquet"), rows)
         write_parquet(self.run_file(run), row)
+        self.write_record(run, design.describe.tables)
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
+
+    def write_record(self, run: Run, tables: Iterable[str]) -> None:
+        """The run's record: size, modification time, sha256 and rows of each of its files."""
+        files = {}
+        for path in self.run_files(run, tables):
+            stat = path.stat()
+            files[path.name] = {
+                "bytes": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": file_sha256(path),
+                "rows": pq.read_metadata(path).num_rows,
+            }
+        record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}
+        write_json(self.record_file(run), {**record, "files": files})
 
     def write_failure(self, run: Run, record: dict[str, Any]) -> None:
         """Records why a run's last attempt failed."""
         write_json(self.run_file(run, ".failed.json"), record)
 
+    def quarantine(self, run: Run) -> list[Path]:
+        """Moves every file of a damaged run to ``quarantine/<time>/<config_id>/`` (nothing
+        is deleted) and removes its configuration's job manifests, so that the next run
+        redoes it. Returns where the files went."""
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        target = self.root / "quarantine" / stamp / run.config_id
+        moved = []
+        for path in sorted(self.run_dir(run.config_id).glob(f"r{run.replication}.*")):
+            target.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target / path.name)
+            moved.append(target / path.name)
+        self.invalidate(run.config_id)
+        return moved
+
+    def invalidate(self, config_id: str) -> None:
+        """Removes the configuration's job manifests: the manifest says the job ran, not that
+        its runs are still there, so Snakemake must look again."""
+        for manifest in self.run_dir(config_id).glob("complete-*.json"):
+            manifest.unlink(missing_ok=True)
+
+    def repair(self, state: State, warn: Callable[[str], None]) -> None:
+        """Before a sweep: quarantines the damaged runs (a warning naming their files), gives
+        runs made before records a record, and invalidates the manifests of configurations
+        whose runs are not all done, so that Snakemake runs their jobs again."""
+        tables = list(state.design.describe.tables)
+        for run, problem in state.damaged:
+            moved = self.quarantine(run)
+            where = moved[0].parent if moved else self.root / "quarantine"
+            names = ", ".join(p.name for p in moved) or "no file"
+            warn(
+                f"{run.config_id}/r{run.replication} is damaged ({problem}): moved {names} to "
+                f"{where}; it runs again"
+            )
+        for run in state.done:
+            if not self.record_file(run).is_file():
+                self.write_record(run, tables)
+        incomplete = {r.config_id for r in state.missing} | {r.config_id for r, _ in state.failed}
+        for config_id in sorted(incomplete):
+            self.invalidate(config_id)
+
     def elapsed_seconds(self, runs: Iterable[Run]) -> list[float]:
-        """The elapsed_seconds of these finished runs."""
+        """The elapsed_seconds of these finished (and verified) runs."""
         values = []
         for run in runs:
             table = pq.read_table(self.run_file(run), columns=["elapsed_seconds"])
@@ -243,28 +368,62 @@ class Store:
 
     # -- compaction -------------------------------------------------------------------------
 
-    def collect(self, design: Design) -> int:
+    @property
+    def compaction_file(self) -> Path:
+        return self.root / "compaction.json"
+
+    def collect(self, design: Design, warn: Callable[[str], None] = print) -> int:
         """Compacts the design's finished runs into runs.parquet and one file per table.
 
         Only runs of the current design are included (in its order: configuration,
         replication), so the store never holds a run twice or a run of an older version of
-        the design. Returns the number of runs.
+        the design. Every run is verified as it is read (:meth:`verify`, deep); a damaged one
+        is quarantined with a warning and left out. The new tables are written beside the old
+        ones and renamed into place, the run table last, then compaction.json: a failure
+        leaves the previous tables as they were. Returns the number of runs.
         """
-        done = [run for run in design.runs() if self.is_done(run)]
-        targets = {"runs": (run_schema(design), "")}
-        for name in design.describe.tables:
-            targets[name] = (table_schema(design, name), f".{name}")
-        # the tables first, runs.parquet last: it is what Snakemake checks
-        for name in [*design.describe.tables, "runs"]:
-            schema, infix = targets[name]
-            tables = [pq.read_table(self.run_file(run, f"{infix}.parquet")) for run in done]
-            table = (
-                pa.concat_tables(tables, promote_options="permissive")
-                if tables
-                else schema.empty_table()
-            )
-            write_parquet(self.table(name), table)
-        return len(done)
+        tables = list(design.describe.tables)
+        state = State(design, self)
+        for run in design.runs():
+            if not self.is_done(run):
+                continue
+            problem = self.verify(run, tables, deep=True)
+            if problem is None:
+                state.done.append(run)
+            else:
+                state.damaged.append((run, problem))
+        self.repair(state, warn)
+        schemas = {"runs": (run_schema(design), "")}
+        for name in tables:
+            schemas[name] = (table_schema(design, name), f".{name}")
+        written: dict[str, tuple[Path, int]] = {}
+        try:
+            for name in [*tables, "runs"]:
+                schema, infix = schemas[name]
+                parts = [pq.read_table(self.run_file(r, f"{infix}.parquet")) for r in state.done]
+                table = (
+                    pa.concat_tables(parts, promote_options="permissive")
+                    if parts
+                    else schema.empty_table()
+                )
+                temporary = self.root / f".{name}.parquet.compacting.{os.getpid()}"
+                written[name] = (temporary, table.num_rows)
+                pq.write_table(table, temporary)
+            for name in [*tables, "runs"]:  # every table written: now into place, runs last
+                os.replace(written[name][0], self.table(name))
+        finally:
+            for temporary, _ in written.values():
+                temporary.unlink(missing_ok=True)
+        write_json(
+            self.compaction_file,
+            {
+                "runs": len(state.done),
+                "tables": {name: {"rows": rows} for name, (_, rows) in written.items()},
+                "design_sha256": design.sha256(),
+                "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            },
+        )
+        return len(state.done)
 
     # -- SQL ----------------------------------------------------------------------------------
 
@@ -273,15 +432,40 @@ class Store:
         found = sorted(p.stem for p in self.root.glob("*.parquet") if p.stem != "runs")
         return ["runs", *found] if self.runs_table.is_file() else found
 
+    def unreadable(self) -> str | None:
+        """None when every compacted table reads as Parquet, else what is wrong."""
+        return _readable([self.table(name) for name in self.tables()])
+
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB database with one view per compacted table (``runs``, ...)."""
         return connect([self])
 
 
+def check_read_only(query: str) -> None:
+    """Refuses (StoreError) a query with a statement that does not only read, as DuckDB's own
+    parser types them; the message names the statement."""
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error as e:
+        raise StoreError(str(e).strip()) from None
+    for statement in statements:
+        if statement.type not in READ_ONLY:
+            kind = statement.type.name.replace("_", " ")
+            raise StoreError(
+                f"{kind} statement refused: {statement.query.strip()[:60]!r}; allowed: queries "
+                "that read (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); to export "
+                "a result use --out FILE.csv or FILE.parquet"
+            )
+
+
 def connect(stores: list[Store]) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB database with one view per table name over ``stores`` (unioned by
-    column name when there are several)."""
-    con = duckdb.connect()
+    column name when there are several), confined by DuckDB itself: files only inside the
+    stores' folders (``allowed_directories``), no other file, network or extension install
+    (``enable_external_access`` off), and no setting can be changed back
+    (``lock_configuration``). Queries go through :func:`check_read_only` first: the
+    confinement keeps a query inside the stores, the check keeps it from writing there."""
+    con = duckdb.connect(config={"autoinstall_known_extensions": False})
     names = dict.fromkeys(name for store in stores for name in store.tables())
     for name in names:
         files = [str(s.table(name)) for s in stores if s.table(name).is_file()]
@@ -290,6 +474,10 @@ def connect(stores: list[Store]) -> duckdb.DuckDBPyConnection:
         con.execute(
             f"CREATE VIEW {quoted} AS SELECT * FROM read_parquet([{listed}], union_by_name = true)"
         )
+    allowed = ", ".join("'" + (str(s.root) + "/").replace("'", "''") + "'" for s in stores)
+    con.execute(f"SET allowed_directories = [{allowed}]")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     return con
 
 

@@ -1,7 +1,7 @@
 """The workflow's jobs as a small command, so that a Snakemake job starts only what it needs.
 
     python -m satsweep.workflow.jobs simulate SWEEP CONFIG_ID MANIFEST  # a configuration's runs
-    python -m satsweep.workflow.jobs collect SWEEP RUNS                 # compact the store
+    python -m satsweep.workflow.jobs collect SWEEP COMPACTION           # compact the store
 
 Paths of the outputs locate the store (``<results>/<study>/...``), so a job needs no other
 configuration and runs the same under any Snakemake executor with a shared file system.
@@ -143,12 +143,13 @@ def simulate(sweep: str, config_id: str, manifest: str) -> int:
     return 0
 
 
-def collect(sweep: str, runs: str) -> int:
-    """Compacts the design's finished runs into RUNS (``<store>/runs.parquet``) and the
-    program's tables beside it."""
+def collect(sweep: str, compaction: str) -> int:
+    """Compacts the design's finished runs into the store's tables; COMPACTION
+    (``<store>/compaction.json``) is written last."""
     design = load_design(sweep)
-    n = Store(Path(runs).parent).collect(design)
-    _say(f"{n} of {design.n_runs} runs in {runs}")
+    store = Store(Path(compaction).parent)
+    n = store.collect(design, warn=_say)
+    _say(f"{n} of {design.n_runs} runs in {store.runs_table}")
     return 0
 
 

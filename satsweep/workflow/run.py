@@ -188,29 +188,34 @@ def snakemake_environment(executor: str | None = None) -> dict[str, str]:
 
 
 def run(
-    design_path: str | os.PathLike[str],
+    design: Design | str | os.PathLike[str],
     cores: int = 1,
     keep_going: bool = False,
     results: str | os.PathLike[str] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     poll_seconds: float = 0.5,
     execution: Execution = LOCAL,
+    warn: Callable[[str], None] = print,
 ) -> SweepReport:
     """Runs a sweep's missing runs through Snakemake and compacts the store.
 
-    Raises DesignError (bad file, an unusable program, or a design that cannot share the
-    study's store) and SweepBusy before anything runs. ``on_progress(done, total)`` is called
-    as runs finish.
+    ``design``: a loaded design, or its file. Raises DesignError (bad file, an unusable
+    program, or a design that cannot share the study's store) and SweepBusy before anything
+    runs. Damaged runs are quarantined first (:meth:`Store.repair`; ``warn`` names their
+    files) and run again. ``on_progress(done, total)`` is called as runs finish.
     """
-    design_path = Path(design_path).absolute()
-    design = load_design(design_path)
+    if not isinstance(design, Design):
+        design = load_design(design)
+    design_path = design.source
     results_path = results_dir(results)
     store = Store.of(design, results_path)
     store.check(design)
     start = time.perf_counter()
     with _lock(store.root):
         store.record(design)
-        done_before = store.count_done(design)
+        before = store.state(design)
+        store.repair(before, warn)
+        done_before = len(before.done)
         log = store.logs / "snakemake.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         command = snakemake_command(
@@ -267,5 +272,5 @@ def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:
     seconds = state.store.elapsed_seconds(state.done)
     if not seconds:
         return None
-    todo = len(state.missing) + len(state.failed)
+    todo = len(state.missing) + len(state.failed) + len(state.damaged)
     return sum(seconds) / len(seconds) * todo / max(cores, 1), len(seconds)

@@ -3,7 +3,9 @@
 # output is a small manifest named after r, so raising r reruns the job, which then runs only the
 # new replications. Priorities put the longest configurations first; through remote executors
 # the configurations are batched into group jobs (satsweep/workflow/schedule.py). `collect`
-# compacts every finished run into runs.parquet and one file per table of the program. Jobs are
+# compacts every finished run into runs.parquet and one file per table of the program; its
+# declared output is only compaction.json, written last, so that Snakemake, which deletes the
+# outputs of a failed job, never deletes the tables (satsweep/store). Jobs are
 # `python -m satsweep.workflow.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
 # store from their output paths: any executor with a shared file system runs them as they are.
 # See workflow/README.md.
@@ -36,7 +38,7 @@ rule collect:
     input:
         [STORE.manifest_file(c.config_id, DESIGN.replications) for c in DESIGN.configurations],
     output:
-        [STORE.table(name) for name in TABLES],
+        STORE.compaction_file,
     log:
         STORE.logs / "collect.log",
     params:
@@ -47,7 +49,7 @@ rule collect:
     resources:
         mem_mb=1024,
     shell:
-        "{params.python:q} -m satsweep.workflow.jobs collect {params.sweep:q} {output[0]:q}"
+        "{params.python:q} -m satsweep.workflow.jobs collect {params.sweep:q} {output:q}"
         " > {log:q} 2>&1"
 
 

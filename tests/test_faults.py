@@ -1,0 +1,338 @@
+"""Faults a store must survive (issue "The store survives faults"): what `satsweep sql` may not
+do to a store or to the files around it, bad command-line values, bad design files."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv
+import pyarrow.parquet as pq
+import pytest
+
+from satsweep import cli
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    """A results folder with one study's compacted table (no simulation needed)."""
+    store = tmp_path / "results" / "demo"
+    store.mkdir(parents=True)
+    table = pa.table({"config_id": ["a", "a", "b"], "replication": [1, 2, 1], "y": [1.0, 2.0, 4.0]})
+    pq.write_table(table, store / "runs.parquet")
+    return tmp_path / "results"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def sql(results: Path, *args: str) -> int:
+    return cli.main(["sql", "--results", str(results), *args])
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        (
+            "COPY (SELECT 1 AS a) TO '{store}/runs.parquet' (FORMAT parquet)",
+            "COPY statement refused",
+        ),
+        ("COPY runs TO '{tmp}/x.csv'", "COPY statement refused"),
+        ("ATTACH '{tmp}/x.db'", "ATTACH statement refused"),
+        ("INSTALL httpfs", "statement refused"),
+        ("SET enable_external_access = true", "SET statement refused"),
+        ("SELECT 1; DROP VIEW runs", "DROP statement refused"),
+        ("CREATE TABLE t AS SELECT * FROM runs", "CREATE statement refused"),
+        ("SELECT * FROM read_csv('/etc/passwd')", "Permission Error"),
+        ("SELECT * FROM read_parquet('{tmp}/elsewhere.parquet')", "Permission Error"),
+    ],
+)
+def test_sql_reads_only_inside_the_store(results, capsys, query, said):
+    store = results / "demo"
+    tmp = results.parent
+    pq.write_table(pa.table({"a": [1]}), tmp / "elsewhere.parquet")
+    before = digest(store / "runs.parquet")
+    files = sorted(p.name for p in tmp.iterdir())
+    assert sql(results, "--study", "demo", query.format(store=store, tmp=tmp)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("satsweep sql: error: ") and said in err, err
+    assert digest(store / "runs.parquet") == before
+    assert sorted(p.name for p in tmp.iterdir()) == files  # nothing written beside the store
+
+
+def test_sql_reads_every_file_of_the_store(results, capsys):
+    store = results / "demo"
+    query = f"SELECT count(*) AS n FROM read_parquet('{store}/runs.parquet')"
+    assert sql(results, "--csv", query) == 0
+    assert capsys.readouterr().out.splitlines() == ["n", "3"]
+    assert sql(results, "--study", "demo", "--csv", "DESCRIBE runs") == 0
+    assert "config_id" in capsys.readouterr().out
+
+
+def test_sql_exports_with_out_outside_the_store_only(results, tmp_path, capsys):
+    query = "SELECT config_id, avg(y) AS y FROM runs GROUP BY ALL ORDER BY ALL"
+    csv_file, parquet_file = tmp_path / "means.csv", tmp_path / "means.parquet"
+    assert sql(results, "--study", "demo", "--out", str(csv_file), query) == 0
+    assert "2 rows -> " in capsys.readouterr().err
+    assert pyarrow.csv.read_csv(csv_file).to_pylist() == [
+        {"config_id": "a", "y": 1.5},
+        {"config_id": "b", "y": 4.0},
+    ]
+    assert sql(results, "--out", str(parquet_file), query) == 0
+    assert pq.read_table(parquet_file).num_rows == 2
+    inside = results / "demo" / "export.csv"
+    assert sql(results, "--study", "demo", "--out", str(inside), query) == 2
+    assert "is inside the store" in capsys.readouterr().err and not inside.exists()
+    assert sql(results, "--out", str(tmp_path / "x.json"), query) == 2
+    assert "allowed: a file ending in .csv or .parquet" in capsys.readouterr().err
+    assert sql(results, "--out", str(tmp_path / "no" / "x.csv"), query) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+# -- bad input: one line, exit code 2, nothing written ------------------------------------------
+
+TOY = """\
+study: toy
+program: {program}
+factors:
+  load: [0.3, 0.6]
+fixed:
+  customers: 20
+replications: 1
+"""
+
+
+MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Path:
+    """A design of the contract's example program (docs/examples/mm1.py)."""
+    path = tmp_path / "toy.yaml"
+    path.write_text(TOY.format(program=MM1))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"study: toy\nstudy: other\n", "line 2: key 'study' is given twice (first on line 1)"),
+        (b"study: toy\nfactors:\n  load: [0.3]\n  load: [0.6]\n", "line 4: key 'load' is given"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file (byte 0x89 at offset 0"),
+        ("study: t\u00e9\n".encode("latin-1"), "not a text file (byte 0xe9 at offset 8"),
+    ],
+    ids=["duplicate top-level key", "duplicate factor", "binary", "latin-1"],
+)
+@pytest.mark.parametrize("command", ["plan", "run", "status"])
+def test_a_bad_design_file_is_one_line_and_exit_2(tmp_path, capsys, command, content, said):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    assert cli.main([command, str(path), "--results", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"satsweep {command}: error: {path}: {err.split(f'{path}: ', 1)[1]}"
+    assert said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+@pytest.mark.parametrize("cores", ["0", "-1", "two"])
+def test_cores_must_be_a_positive_integer(toy, tmp_path, capsys, command, cores):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([command, str(toy), "--results", str(tmp_path / "results"), "--cores", cores])
+    assert exit_.value.code == 2
+    assert f"--cores: {cores!r} is not allowed; allowed: an integer >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+
+def test_status_tells_a_script_whether_the_study_is_complete(toy, tmp_path, capsys):
+    results = str(tmp_path / "results")
+    assert cli.main(["status", str(toy), "--results", results]) == 3  # nothing run yet
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+    assert cli.main(["status", str(toy), "--results", results]) == 0
+    # another base_seed: plan and status refuse it as run does, exit code 2
+    toy.write_text(toy.read_text() + "base_seed: 9\n")
+    capsys.readouterr()
+    for command in ("plan", "status", "run"):
+        assert cli.main([command, str(toy), "--results", results]) == 2
+        assert "base_seed: 9 differs from the base_seed 1" in capsys.readouterr().err
+
+
+# -- damaged or deleted run files are found, quarantined and redone ------------------------------
+
+
+def run_toy(toy: Path, results: Path, capsys) -> str:
+    """`satsweep run` of the toy design; returns what it said on stderr."""
+    capsys.readouterr()
+    assert cli.main(["run", str(toy), "--results", str(results), "--cores", "2"]) == 0
+    return capsys.readouterr().err
+
+
+def table_rows(store: Path, name: str = "runs") -> int:
+    return pq.read_metadata(store / f"{name}.parquet").num_rows
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    """The toy design run once for the module: its results folder (2 runs)."""
+    home = tmp_path_factory.mktemp("pristine")
+    design = home / "toy.yaml"
+    design.write_text(TOY.format(program=MM1))
+    args = ["run", str(design), "--results", str(home / "results"), "--cores", "2"]
+    assert cli.main(args) == 0
+    return home / "results"
+
+
+@pytest.fixture
+def done(toy, pristine, tmp_path) -> Path:
+    """A copy of the toy design's store, as the toy design's run left it (2 runs)."""
+    shutil.copytree(pristine, tmp_path / "results", copy_function=shutil.copy2)
+    return tmp_path / "results" / "toy"
+
+
+def one_run(store: Path) -> Path:
+    """The run directory of the toy design's first configuration."""
+    return sorted((store / "runs").iterdir())[0]
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda d: (d / "r1.parquet").write_bytes(b"\x00garbage" * 50), "r1.parquet has 400 bytes"),
+        (lambda d: (d / "r1.waits.parquet").write_bytes(b""), "r1.waits.parquet has 0 bytes"),
+        (lambda d: (d / "r1.parquet").unlink(), "r1.parquet is missing"),
+        (lambda d: (d / "r1.record.json").write_text("{"), "r1.record.json is unreadable"),
+    ],
+    ids=["random bytes", "emptied table", "deleted row", "broken record"],
+)
+def test_a_damaged_run_is_shown_quarantined_and_redone(toy, done, capsys, damage, said):
+    results = done.parent
+    run_dir = one_run(done)
+    damage(run_dir)
+    compacted = (done / "runs.parquet").read_bytes()
+    capsys.readouterr()
+    assert cli.main(["status", str(toy), "--results", str(results)]) == 3
+    out = capsys.readouterr().out
+    assert "toy: 1 done, 1 damaged, 0 missing, 0 failed of 2 runs" in out
+    assert f"damaged {run_dir.name}/r1: {said}" in out, out
+    assert cli.main(["plan", str(toy), "--results", str(results)]) == 0
+    assert "1 done, 1 to run" in capsys.readouterr().out
+    assert (done / "runs.parquet").read_bytes() == compacted  # nothing touched the store yet
+    err = run_toy(toy, results, capsys)
+    assert f"warning: {run_dir.name}/r1 is damaged ({said}" in err
+    assert "toy: 2/2 runs done (1 now, 1 before)" in err
+    quarantined = list((done / "quarantine").glob(f"*/{run_dir.name}/*"))
+    assert {p.name for p in quarantined} >= {"r1.json"}  # moved, not deleted
+    assert table_rows(done) == 2 and table_rows(done, "waits") == 2 * 20
+    assert cli.main(["status", str(toy), "--results", str(results)]) == 0
+
+
+def test_a_deleted_run_is_redone_although_its_job_ran(toy, done, capsys):
+    run_dir = one_run(done)
+    assert list(run_dir.glob("complete-*.json"))  # the job's manifest stands
+    for path in run_dir.glob("r1.*"):
+        path.unlink()
+    assert "toy: 2/2 runs done (1 now, 1 before)" in run_toy(toy, done.parent, capsys)
+    assert table_rows(done) == 2
+
+
+def test_verify_rereads_what_a_quick_look_cannot_see(toy, done, capsys):
+    row = one_run(done) / "r1.parquet"
+    stat = row.stat()
+    data = bytearray(row.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte, same size, same modification time
+    row.write_bytes(bytes(data))
+    os.utime(row, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert cli.main(["status", str(toy), "--results", str(done.parent)]) == 0
+    assert cli.main(["status", str(toy), "--results", str(done.parent), "--verify"]) == 3
+    assert "r1.parquet does not match its sha256" in capsys.readouterr().out
+
+
+def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(done.parent, copy)  # new modification times, same contents
+    for path in copy.rglob("*.parquet"):
+        os.utime(path)
+    assert cli.main(["status", str(toy), "--results", str(copy)]) == 0
+
+
+def test_runs_made_before_records_are_kept_and_adopted(toy, done, capsys):
+    records = sorted(done.glob("runs/*/r*.record.json"))
+    assert len(records) == 2
+    for record in records:
+        record.unlink()
+    assert cli.main(["status", str(toy), "--results", str(done.parent)]) == 0
+    assert "toy: 2/2 runs done (0 now, 2 before)" in run_toy(toy, done.parent, capsys)
+    assert sorted(done.glob("runs/*/r*.record.json")) == records
+
+
+def test_a_failed_compaction_leaves_the_previous_tables(toy, done, monkeypatch):
+    from satsweep.design import load_design
+    from satsweep.store import Store
+
+    before = {name: (done / name).read_bytes() for name in ("runs.parquet", "waits.parquet")}
+    writes = []
+
+    def full_disk(table, where, *args, **kwargs):
+        writes.append(where)
+        if len(writes) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(table, where, *args, **kwargs)
+
+    real = pq.write_table
+    monkeypatch.setattr(pq, "write_table", full_disk)
+    with pytest.raises(OSError):
+        Store(done).collect(load_design(toy))
+    assert {name: (done / name).read_bytes() for name in before} == before
+    assert not list(done.glob(".*compacting*"))
+
+
+def test_one_damaged_study_does_not_hide_the_others(results, capsys):
+    other = results / "other"
+    other.mkdir()
+    (other / "runs.parquet").write_bytes(b"not parquet")
+    assert sql(results, "--csv", "SELECT count(*) AS n FROM runs") == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["n", "3"]
+    assert (
+        "satsweep sql: warning: study 'other' left out: runs.parquet is not a Parquet file" in err
+    )
+
+
+# -- what the file system refuses: one line, no traceback ----------------------------------------
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_a_results_folder_the_user_cannot_write(tmp_path_factory, pristine):
+    """As a user who may read but not write the results folder (setpriv, uid nobody; the
+    tests run as root, as CI does)."""
+    home = Path(tempfile.mkdtemp(prefix="satsweep-nobody-"))
+    try:
+        home.chmod(0o755)
+        shutil.copytree(pristine, home / "results")  # root's, mode 755: readable, not writable
+        design = home / "toy.yaml"
+        design.write_text(TOY.format(program=MM1).replace("[0.3, 0.6]", "[0.3, 0.6, 0.9]"))
+        env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / "no-cache")}
+        for command in (["run", str(design)], ["report", "toy"]):
+            proc = subprocess.run(
+                [*NOBODY, sys.executable, "-m", "satsweep.cli", *command,
+                 "--results", str(home / "results")],
+                capture_output=True, text=True, env=env, cwd=home, timeout=120,
+            )  # fmt: skip
+            assert proc.returncode == 2, proc.stderr
+            lines = proc.stderr.strip().splitlines()
+            assert len(lines) == 1 and "Permission denied" in lines[0], proc.stderr
+            assert f"satsweep {command[0]}: error: {home / 'results' / 'toy'}" in lines[0]
+            assert "allowed: a results folder you may write" in lines[0]
+        # nothing changed in the store
+        assert not (home / "results" / "toy" / "report").exists()
+    finally:
+        shutil.rmtree(home)
