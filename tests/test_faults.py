@@ -6,10 +6,12 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import signal
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -336,3 +338,81 @@ def test_a_results_folder_the_user_cannot_write(tmp_path_factory, pristine):
         assert not (home / "results" / "toy" / "report").exists()
     finally:
         shutil.rmtree(home)
+
+
+# -- interruptions and a second run on the same store ---------------------------------------------
+
+SLOW = TOY.replace("[0.3, 0.6]", "[0.3, 0.5, 0.7, 0.9]\n  service: [exp, det]").replace(
+    "customers: 20", "customers: 30000"
+)  # 8 runs of ~1.5 s
+
+
+def start_run(design: Path, results: Path) -> subprocess.Popen:
+    """`satsweep run` in a session of its own; what it says goes to ``<results>.err``."""
+    results.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{results}.err", "w") as err:  # a file: a full pipe would stall it
+        return subprocess.Popen(
+            [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results",
+             str(results), "--cores", "2"],
+            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+        )  # fmt: skip
+
+
+def wait_for_runs(store: Path, n: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while len(list(store.glob("runs/*/r*.record.json"))) < n:
+        assert time.monotonic() < deadline, "the sweep did not get going"
+        time.sleep(0.05)
+
+
+def processes_of(session: int) -> list[int]:
+    """Processes still alive in a process session (satsweep's: Snakemake, jobs, programs)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getsid(int(entry.name)) == session:
+                    alive.append(int(entry.name))
+            except ProcessLookupError:
+                continue
+    return alive
+
+
+def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys):
+    design = tmp_path / "slow.yaml"
+    design.write_text(SLOW.format(program=MM1))
+    results = tmp_path / "results"
+    proc = start_run(design, results)
+    wait_for_runs(results / "toy", 3)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    err = Path(f"{results}.err").read_text()
+    assert proc.returncode == 130, err
+    assert "satsweep run: error: interrupted: Snakemake stopped; finished runs are kept" in err
+    time.sleep(0.5)
+    assert processes_of(proc.pid) == []  # no Snakemake, job or program left behind
+    kept = {p: p.stat().st_mtime_ns for p in (results / "toy").glob("runs/*/r*.record.json")}
+    assert 3 <= len(kept) < 8
+    capsys.readouterr()
+    assert cli.main(["run", str(design), "--results", str(results), "--cores", "2"]) == 0
+    assert f"toy: 8/8 runs done ({8 - len(kept)} now, {len(kept)} before)" in (
+        capsys.readouterr().err
+    )
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept  # none redone
+    assert pq.read_metadata(results / "toy" / "runs.parquet").num_rows == 8
+
+
+def test_a_second_run_on_the_same_store_is_refused(tmp_path, capsys):
+    design = tmp_path / "slow.yaml"
+    design.write_text(SLOW.format(program=MM1))
+    results = tmp_path / "results"
+    first = start_run(design, results)
+    wait_for_runs(results / "toy", 1)
+    capsys.readouterr()
+    assert cli.main(["run", str(design), "--results", str(results), "--cores", "1"]) == 1
+    assert "another satsweep run is using" in capsys.readouterr().err
+    first.wait(timeout=180)
+    assert first.returncode == 0, Path(f"{results}.err").read_text()
+    table = pq.read_table(results / "toy" / "runs.parquet")
+    keys = list(zip(table.column("config_id").to_pylist(), table.column("replication").to_pylist()))
+    assert len(keys) == len(set(keys)) == 8  # every run once
