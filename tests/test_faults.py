@@ -416,3 +416,43 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path, capsys):
     table = pq.read_table(results / "toy" / "runs.parquet")
     keys = list(zip(table.column("config_id").to_pylist(), table.column("replication").to_pylist()))
     assert len(keys) == len(set(keys)) == 8  # every run once
+
+
+FULL_DISK = """\
+set -u
+mount -t tmpfs -o size=16m tmpfs "$DIR"
+run() { "$PY" -m satsweep.cli run toy.yaml --results "$DIR/results" --cores 2 >"$DIR/out" 2>&1; }
+tables() { sha256sum "$DIR"/results/toy/*.parquet | sed 's|  .*/| |' | tr '\\n' ' '; echo; }
+run; echo "first $?"; tables
+avail=$(df --output=avail -B1 "$DIR" | tail -n 1)
+dd if=/dev/zero of="$DIR/filler" bs=4096 count=$(( (avail - 200000) / 4096 )) 2>/dev/null
+run; echo "full $?"; tables
+ls -a "$DIR/results/toy" | tr '\\n' ' '; echo
+grep -h "compaction failed" "$DIR/results/toy/logs/collect.log"
+rm "$DIR/filler"
+run; echo "again $?"; tables
+"""
+
+
+def test_a_disk_filling_up_during_compaction_keeps_the_tables(tmp_path):
+    """A small tmpfs in a mount namespace of its own (unshare -m): the sweep fills it, then all
+    but 200 kB is taken and the sweep run again (compaction always runs): the 350 kB table
+    cannot be written."""
+    (tmp_path / "mnt").mkdir()
+    (tmp_path / "toy.yaml").write_text(
+        TOY.format(program=MM1).replace("customers: 20", "customers: 20000")
+    )
+    (tmp_path / "full.sh").write_text(FULL_DISK)
+    env = {**os.environ, "DIR": str(tmp_path / "mnt"), "PY": sys.executable}
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "bash", "full.sh"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
+    )  # fmt: skip
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and lines[0] == "first 0", proc.stdout + proc.stderr
+    assert lines[2] == "full 1"  # the sweep says it failed
+    assert lines[3] == lines[1]  # runs.parquet and waits.parquet as they were
+    assert ".waits.parquet.compacting" not in lines[4] and "runs.parquet" in lines[4]
+    assert "No space left on device" in lines[5]
+    assert lines[6] == "again 0"
+    assert lines[7] == lines[1]  # the same runs compacted again: the same tables

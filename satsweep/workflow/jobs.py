@@ -148,7 +148,11 @@ def collect(sweep: str, compaction: str) -> int:
     (``<store>/compaction.json``) is written last."""
     design = load_design(sweep)
     store = Store(Path(compaction).parent)
-    n = store.collect(design, warn=_say)
+    try:
+        n = store.collect(design, warn=_say)
+    except OSError as e:  # a full disk: the previous tables stay as they were
+        _say(f"compaction failed, the previous tables are kept: {e.strerror or e}")
+        return 1
     _say(f"{n} of {design.n_runs} runs in {store.runs_table}")
     return 0
 
