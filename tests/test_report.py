@@ -104,7 +104,8 @@ RECORDED = {
         ],
         "summary": [
             {"name": "efficiency", "type": "float", "unit": "fraction of capacity", "help": ""},
-            {"name": "fairness", "type": "float", "unit": "index, 0 to 1", "help": ""},
+            {"name": "fairness", "type": "float", "unit": "index, 0 to 1", "help": "",
+             "minimum": 0, "maximum": 1},
             {"name": "label", "type": "string", "help": "not numeric: never a default response"},
         ],
     },
@@ -378,3 +379,21 @@ def test_smoke_sweep_report(
     assert "| runs | 8 |" in markdown
     for name in directory.glob("*.png"):
         png_size(name)
+
+
+def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
+    """fairness is an index in [0, 1] (the program declares it): a mean of 0.99 with runs 0.98
+    and 1.0 has the 90% half-width t(0.95; 1) x 0.01 = 0.063, past 1."""
+    table = synthetic_runs()
+    near_one = [0.98 + 0.02 * (k % 2) if f == "sack" else v
+                for f, k, v in zip(table.column("flavor").to_pylist(),
+                                    table.column("replication").to_pylist(),
+                                    table.column("fairness").to_pylist(), strict=True)]  # fmt: skip
+    index = table.schema.get_field_index("fairness")
+    write_store(tmp_path, table.set_column(index, "fairness", pa.array(near_one)))
+    report.write_report("synth", tmp_path)
+    markdown = (tmp_path / "synth" / "report" / "report.md").read_text()
+    fairness = section(markdown, "wan", "fairness")
+    assert f"0.9900 ± {T_95_1 * 0.01:.4f} †" in fairness
+    assert "† The interval runs past 1, a bound fairness cannot cross" in fairness
+    assert "†" not in section(markdown, "wan", "efficiency")  # no bound declared

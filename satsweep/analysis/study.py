@@ -24,7 +24,17 @@ class StudyDesign:
     by: str | None = None  # the default --by
     layout: list[str] = field(default_factory=list)  # the default factors, columns last
     units: Mapping[str, str] = field(default_factory=dict)
+    bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     recorded: bool = False
+
+    def outside(self, name: str, low: float, high: float) -> float | None:
+        """The bound of summary field ``name`` that the interval [low, high] runs past."""
+        minimum, maximum = self.bounds.get(name, (None, None))
+        if maximum is not None and high > maximum:
+            return maximum
+        if minimum is not None and low < minimum:
+            return minimum
+        return None
 
     def label(self, name: str) -> str:
         """``name`` with its unit, e.g. ``efficiency (fraction of capacity)``; bare without."""
@@ -49,5 +59,10 @@ def study_design(store: Store) -> StudyDesign:
         by=by,
         layout=list(settings.factors or [f for f in design.factors if f != by]),
         units=describe.units(),
+        bounds={
+            f.name: (f.minimum, f.maximum)
+            for f in describe.summary
+            if f.minimum is not None or f.maximum is not None
+        },
         recorded=True,
     )

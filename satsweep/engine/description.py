@@ -56,12 +56,15 @@ class _Model(BaseModel):
 
 
 class Column(_Model):
-    """A field of the summary or a column of a table."""
+    """A field of the summary or a column of a table; ``minimum`` and ``maximum`` bound the
+    values it can take (e.g. an index in [0, 1]), which reports use to flag intervals."""
 
     name: str = Field(pattern=NAME_PATTERN)
     type: Type
     unit: str | None = None
     help: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 class Parameter(Column):
@@ -69,8 +72,6 @@ class Parameter(Column):
 
     default: Any = None
     choices: list[Any] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
     exclusiveMinimum: float | None = None  # noqa: N815 (JSON Schema's spelling)
     exclusiveMaximum: float | None = None  # noqa: N815
 

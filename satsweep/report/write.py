@@ -84,14 +84,32 @@ def _section(
         *(f"{laid_out.column_factor} = {v}" for v in laid_out.column_levels),
     ]
     rows = []
+    past: set[float] = set()  # bounds of the response that an interval runs past
     for levels, cells in laid_out.rows:
-        shown = [
-            number(c.mean) + (f" ± {number(c.half_width)}" if c.half_width is not None else "")
-            for c in cells
-        ]
+        shown = []
+        for c in cells:
+            text = number(c.mean)
+            if c.half_width is not None:
+                text += f" ± {number(c.half_width)}"
+                bound = study.outside(result.response, c.mean - c.half_width, c.mean + c.half_width)
+                if bound is not None:
+                    past.add(bound)
+                    text += " †"
+            shown.append(text)
         rows.append([*(levels or ("mean",)), *shown])
     n_row = max(1, len(laid_out.row_factors))
     blocks.append(table(header, rows, "l" * n_row + "r" * len(laid_out.column_levels)))
+    if past:
+        bounds = " and ".join(f"{b:g}" for b in sorted(past))
+        blocks.append(
+            Block(
+                "p",
+                f"† The interval runs past {bounds}, a bound {result.response} cannot cross "
+                "(declared by the program): the t interval assumes a symmetric, unbounded "
+                "response, which a mean this close to its bound is not; read it as reaching "
+                "the bound, or add replications.",
+            )
+        )
 
     blocks.append(Block("h4", "Allocation of variation"))
     blocks.append(
