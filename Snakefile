@@ -15,8 +15,10 @@ min_version("9.0")
 
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults too
 
-DESIGN = load_design(config["sweep"])
+# `satsweep run` has checked the design's size (--max-runs) and bound it to its store
+DESIGN = load_design(config["sweep"], max_runs=None)
 STORE = Store.of(DESIGN, config["results"])
+DESIGN = STORE.bind(DESIGN)  # an existing store keeps its run numbers (streams)
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,

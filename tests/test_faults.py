@@ -167,6 +167,39 @@ def test_status_tells_a_script_whether_the_study_is_complete(toy, tmp_path, caps
         assert "base_seed: 9 differs from the base_seed 1" in capsys.readouterr().err
 
 
+def test_plan_and_status_of_a_huge_design_keep_to_its_configurations(toy, tmp_path, capsys):
+    """10^4 configurations x 10^4 replications: refused with its size; with --max-runs, plan
+    and status answer from one directory read per configuration (bench/bench_plan.py measures
+    their time and memory)."""
+    customers = ", ".join(str(c) for c in range(1, 5001))
+    toy.write_text(
+        toy.read_text()
+        .replace("fixed:\n  customers: 20\n", f"  customers: [{customers}]\n")
+        .replace("replications: 1", "replications: 10000")
+    )
+    results = str(tmp_path / "results")
+    capsys.readouterr()
+    for command in ("plan", "status", "run"):
+        assert cli.main([command, str(toy), "--results", results]) == 2
+        assert "10000 configurations x 10000 replications = 100000000 runs is more than " in (
+            capsys.readouterr().err
+        )
+    huge = ["--results", results, "--max-runs", "100000000"]
+    assert cli.main(["status", str(toy), *huge]) == 3
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("toy: 0 done, 0 damaged, 100000000 missing, 0 failed of 100000000")
+    assert out[1].startswith("missing ") and out[1].endswith(" --load=0.3 --customers=1")
+    assert out[21] == "... and 99999980 more"
+    assert cli.main(["plan", str(toy), *huge, "--rows", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "... and 9997 more configurations (--rows N shows more)" in out
+    assert (
+        "10000 configurations x 10000 replications = 100000000 runs; 0 done, 100000000 to run"
+        in (out.replace("\n", " "))
+    )
+    assert not (tmp_path / "results" / "toy").exists()  # plan and status write nothing
+
+
 # -- damaged or deleted run files are found, quarantined and redone ------------------------------
 
 

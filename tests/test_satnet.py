@@ -27,17 +27,20 @@ def stable(summary: dict) -> dict:
     [
         ("--flavor=cubic", "allowed: vanilla, reno, newreno, sack"),
         ("--bufferCells=-5", "allowed: an integer >= 1"),
-        ("--clients=0", "allowed: an integer >= 1"),
+        ("--clients=0", "allowed: an integer >= 1 and <= 10000"),
+        ("--clients=10000000", "allowed: an integer >= 1 and <= 10000"),
+        ("--simTime=1e12", "allowed: a number >= 1e-09 and <= 2e+06"),
+        ("--clients=3000 --link=geo", "allowed: clients x ceil(window / mss) <= 1048576"),
         ("--link=leo", "allowed: wan, meo, geo"),
         ("--drop=red", "allowed: epd, sd, tail"),
         ("--bufferRtt=3", "allowed: 0.5, 1, 2"),
-        ("--simTime=-1", "allowed: a number > 0"),
+        ("--simTime=-1", "allowed: a number >= 1e-09"),
         ("--nonsense=1", "unknown flag; allowed: "),
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_no_output(tmp_path, flag, allowed):
     out = tmp_path / "result.json"
-    proc = run_satnet_cli(flag, f"--out={out}")
+    proc = run_satnet_cli(*flag.split(), f"--out={out}")
     assert proc.returncode == USAGE_ERROR
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr

@@ -15,7 +15,15 @@ import pyarrow as pa
 import pytest
 
 from satsweep import cli
-from satsweep.design import MAX_RNG, DesignError, config_id, load_design, rng_run
+from satsweep.design import (
+    MAX_REPLICATIONS,
+    MAX_RNG,
+    MAX_RUNS,
+    DesignError,
+    config_id,
+    load_design,
+    rng_run,
+)
 from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.store.rows import run_rows
 from tests.conftest import REPO
@@ -84,11 +92,61 @@ def test_seeds_are_documented_stable_when_r_grows_and_distinct(tmp_path):
     new = {(r.config_id, r.replication): r.run for r in r3.runs()}
     assert all(new[key] == run for key, run in old.items())
     assert len(set(new.values())) == len(new) == 18
-    assert all(1 <= run <= MAX_RNG for run in new.values())
+    assert all(1 <= run < 2**63 for run in new.values())  # ns-3's RngRun, the store's int64
     cid = r1.configurations[0].config_id
-    digest = hashlib.sha256(f"satsweep:7:{cid}:1".encode()).digest()
-    assert rng_run(7, cid, 1) == 1 + int.from_bytes(digest[:8], "big") % (2**32 - 1)
+    # streams 2: the replication in the low 15 bits under a keyed permutation of the config_id
+    assert {rng_run(7, cid, k) >> 15 for k in (1, 2, MAX_REPLICATIONS)} == {
+        rng_run(7, cid, 1) >> 15
+    }
+    assert [rng_run(7, cid, k) & 0x7FFF for k in (1, 2, MAX_REPLICATIONS)] == [1, 2, 2**15 - 1]
     assert rng_run(8, cid, 1) != rng_run(7, cid, 1)
+    # streams 1, the first scheme, as documented
+    digest = hashlib.sha256(f"satsweep:7:{cid}:1".encode()).digest()
+    assert rng_run(7, cid, 1, streams=1) == 1 + int.from_bytes(digest[:8], "big") % (2**32 - 1)
+    v1 = load_design(write(tmp_path, GOOD + "streams: 1\n", "c.yaml"))
+    assert all(1 <= r.run <= MAX_RNG for r in v1.runs())
+    assert [r.run for r in v1.runs()] == [
+        rng_run(7, r.config_id, r.replication, streams=1) for r in v1.runs()
+    ]
+
+
+def test_streams_2_never_collide_where_streams_1_did():
+    """10^6 runs: with 32-bit hashes (streams 1) some two runs share a stream for every
+    base_seed; streams 2 maps distinct (configuration, replication) to distinct numbers (a
+    permutation of the config_id, so distinct ids stay distinct, and k in its own bits)."""
+    cids = [hashlib.sha256(str(i).encode()).hexdigest()[:12] for i in range(1000)]
+    for seed in (1, 12345):
+        v1 = {rng_run(seed, cid, k, streams=1) for cid in cids for k in range(1, 1001)}
+        assert len(v1) < 10**6
+        high = {rng_run(seed, cid, 1) >> 15 for cid in cids}
+        assert len(high) == len(cids)  # with k's own 15 bits: 10^6 distinct runs
+    # the permutation is a bijection of 48 bits: every value of a small block maps apart
+    block = [f"{i:012x}" for i in range(2**16)]
+    assert len({rng_run(1, cid, 1) for cid in block}) == 2**16
+    assert max(rng_run(1, cid, MAX_REPLICATIONS) for cid in block) < 2**63
+
+
+def test_a_huge_design_is_refused_with_its_size_before_it_is_expanded(tmp_path):
+    # 10^4 levels x 10^4 replications = 10^8 runs: refused at once, nothing expanded
+    levels = ", ".join(str(1 + i) for i in range(10_000))
+    text = GOOD.replace("flavor: [reno, sack]\n  bufferRtt: [0.5, 1, 2]", f"clients: [{levels}]")
+    text = text.replace("  clients: 2\n", "")
+    path = write(tmp_path, text.replace("replications: 2", "replications: 10000"), "big.yaml")
+    with pytest.raises(DesignError) as e:
+        load_design(path)
+    assert str(e.value) == (
+        f"{path}: 10000 configurations x 10000 replications = 100000000 runs is more than "
+        f"{MAX_RUNS}; allowed: a smaller design, or --max-runs 100000000 to take it (time and "
+        "memory grow with it)"
+    )
+    design = load_design(path, max_runs=10**8)
+    assert design.n_runs == 10**8 and "configurations" not in design.__dict__  # not expanded
+    with pytest.raises(
+        DesignError,
+        match=r"replications: 100000 is not allowed; allowed: an "
+        r"integer from 1 to 32767",
+    ):
+        load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 100000")))
 
 
 def test_shipped_sweeps_are_valid():
@@ -132,7 +190,19 @@ BAD = [
         "level out of range",
         GOOD.replace("simTime: 2", "simTime: 0"),
         "fixed.simTime",
-        "0 is not allowed; allowed: a number > 0",
+        "0 is not allowed; allowed: a number >= 1e-09 and <= 2000000",
+    ),
+    (
+        "level past satnet's upper bound (memory)",
+        GOOD.replace("clients: 2", "clients: 10000000"),
+        "fixed.clients",
+        "10000000 is not allowed; allowed: an integer >= 1 and <= 10000",
+    ),
+    (
+        "level past ns-3's time range",
+        GOOD.replace("simTime: 2", "simTime: 1.0e+12"),
+        "fixed.simTime",
+        "1000000000000.0 is not allowed; allowed: a number >= 1e-09 and <= 2000000",
     ),
     (
         "no program",
@@ -174,7 +244,7 @@ BAD = [
         "r < 1",
         GOOD.replace("replications: 2", "replications: 0"),
         "replications",
-        "allowed: an integer >= 1",
+        "allowed: an integer from 1 to 32767",
     ),
     (
         "unknown fixed parameter",

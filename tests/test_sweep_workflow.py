@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from satsweep import analysis, cli
-from satsweep.design import load_design
+from satsweep.design import load_design, rng_run
 from satsweep.store import KEY_COLUMNS, PROVENANCE_COLUMNS
 from tests.conftest import REPO
 
@@ -188,6 +188,43 @@ def test_raising_replications_runs_only_the_new_half(tmp_path, capsys):
     assert sweep(path, results) == 2
     assert "base_seed: 4 differs from the base_seed 3" in capsys.readouterr().err
     assert run_files(store_dir) == new_files
+
+
+def test_a_store_made_with_streams_1_keeps_its_run_numbers(tmp_path, capsys):
+    """A store recorded before streams 2 (design.json without `streams`) keeps the first
+    scheme: a design file that does not name `streams` takes the store's, new replications
+    too; a file that names the other one is refused."""
+    factors = {"flavor": ["reno", "sack"]}
+    fixed = {"clients": 3, "simTime": 3}
+    path = write_design(tmp_path / "old.yaml", "old", factors, fixed, 1)
+    results = tmp_path / "results"
+    path.write_text(path.read_text() + "streams: 1\n")
+    assert sweep(path, results) == 0
+    store_dir = results / "old"
+    recorded = json.loads((store_dir / "design.json").read_text())
+    del recorded["design"]["streams"]  # as satsweep wrote it before streams existed
+    (store_dir / "design.json").write_text(json.dumps(recorded))
+    write_design(path, "old", factors, fixed, 2)  # no `streams`: the default would be 2
+    capsys.readouterr()
+    assert cli.main(["plan", str(path), "--results", str(results)]) == 0
+    assert "base_seed 3, streams 1;" in capsys.readouterr().out
+    assert sweep(path, results) == 0
+    runs = rows(store_dir)
+    assert len(runs) == 4
+    assert all(r["run"] == rng_run(3, r["config_id"], r["replication"], 1) for r in runs)
+    assert json.loads((store_dir / "design.json").read_text())["design"]["streams"] == 1
+    path.write_text(path.read_text() + "streams: 2\n")
+    capsys.readouterr()
+    assert sweep(path, results) == 2
+    assert f"streams: 2 differs from the streams 1 of the runs in {store_dir}" in (
+        capsys.readouterr().err
+    )
+    # a new store takes streams 2: the replication in the low 15 bits
+    write_design(path, "new", factors, fixed, 2)
+    assert sweep(path, results) == 0
+    runs = rows(results / "new")
+    assert sorted(r["run"] & 0x7FFF for r in runs) == [1, 1, 2, 2]
+    assert all(r["run"] == rng_run(3, r["config_id"], r["replication"]) for r in runs)
 
 
 def test_failing_run_is_reported_and_keep_going_finishes_the_others(tmp_path, capsys, satnet):

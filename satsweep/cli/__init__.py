@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import collections
+import itertools
 import json
 import os
 import signal
@@ -25,8 +27,15 @@ from rich.table import Table
 
 from satsweep import analysis, report
 from satsweep.cluster import submit
-from satsweep.design import Design, DesignError, Run, load_design
-from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError, value_text
+from satsweep.design import MAX_RUNS, Design, DesignError, Run, load_design
+from satsweep.engine import (
+    USAGE_ERROR,
+    Program,
+    ProgramError,
+    SimulationError,
+    flags,
+    value_text,
+)
 from satsweep.store import (
     Store,
     StoreError,
@@ -47,6 +56,8 @@ EXPORTS = (".csv", ".parquet")
 
 #: How many runs `satsweep status` lists per category.
 LIST_LIMIT = 20
+#: Configurations `satsweep plan` lists unless told (--rows).
+PLAN_ROWS = 1000
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -246,12 +257,13 @@ def _error(command: str, message: object) -> None:
     print(f"satsweep {command}: error: {message}", file=sys.stderr)
 
 
-def _load(command: str, path: str, results: str | None) -> Design | None:
-    """The design, refused (None, the error said) when it is not valid or cannot share its
+def _load(command: str, args: argparse.Namespace) -> Design | None:
+    """The design of ``args.sweep`` bound to its store (:meth:`Store.bind`), refused (None,
+    the error said) when it is not valid, larger than ``--max-runs`` or cannot share its
     study's store (another base_seed or program than the runs in it)."""
     try:
-        design = load_design(path)
-        Store.of(design, results).check(design)
+        design = load_design(args.sweep, max_runs=args.max_runs)
+        design = Store.of(design, args.results).bind(design)
     except (DesignError, StoreError) as e:
         _error(command, e)
         return None
@@ -263,7 +275,7 @@ def _duration(seconds: float) -> str:
 
 
 def _flags(params: dict) -> str:
-    return " ".join(f"--{name}={value_text(value)}" for name, value in params.items())
+    return " ".join(flags(params))
 
 
 def _failure(run: Run, record: dict) -> str:
@@ -278,7 +290,7 @@ def _run(args: argparse.Namespace) -> int:
     """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
     # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    design = _load("run", args.sweep, args.results)
+    design = _load("run", args)
     if design is None:
         return 2
     console = Console(stderr=True)
@@ -334,7 +346,7 @@ def _run(args: argparse.Namespace) -> int:
     console.print(
         f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
-        f"{len(state.missing)} not run; {_duration(report.wall_seconds)} {where}"
+        f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
     )
     for run, record in state.failed:
         console.print("[red]failed[/red]", end=" ")
@@ -350,28 +362,35 @@ def _run(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     """`satsweep plan`: the run table of a sweep, without running anything."""
-    design = _load("plan", args.sweep, args.results)
+    design = _load("plan", args)
     if design is None:
         return 2
     state = Store.of(design, args.results).state(design)
-    done = {(r.config_id, r.replication) for r in state.done}
+    done = collections.Counter(r.config_id for r in state.done)
     table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
     for name in ("#", "config_id", *design.factors, "done"):
         table.add_column(name)
-    for config in design.configurations:
-        n_done = sum((config.config_id, k) in done for k in range(1, design.replications + 1))
+    for config in itertools.islice(design.iter_configurations(), args.rows):
         levels = [value_text(config.params[name]) for name in design.factors]
         table.add_row(
-            str(config.index + 1), config.config_id, *levels, f"{n_done}/{design.replications}"
+            str(config.index + 1),
+            config.config_id,
+            *levels,
+            f"{done[config.config_id]}/{design.replications}",
         )
     console = Console()
     console.print(table)
+    if design.n_configurations > args.rows:
+        console.print(
+            f"... and {design.n_configurations - args.rows} more configurations (--rows N "
+            "shows more)"
+        )
     fixed = _flags(design.fixed) or "(none)"
-    todo = len(state.missing) + len(state.failed) + len(state.damaged)
+    todo = state.n_missing + len(state.failed) + len(state.damaged)
     console.print(
-        f"{len(design.configurations)} configurations x {design.replications} replications = "
+        f"{design.n_configurations} configurations x {design.replications} replications = "
         f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
-        f"base_seed {design.base_seed}; program {design.describe.name} "
+        f"base_seed {design.base_seed}, streams {design.streams}; program {design.describe.name} "
         f"{design.describe.version}; store {state.store.root}"
         + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
         highlight=False,
@@ -392,14 +411,14 @@ def _status(args: argparse.Namespace) -> int:
     """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which. Exit
     code 0 when every run is done, 1 when a run failed, 3 when runs are missing or damaged
     (none failed)."""
-    design = _load("status", args.sweep, args.results)
+    design = _load("status", args)
     if design is None:
         return 2
     state = Store.of(design, args.results).state(design, deep=args.verify)
     console = Console()
     console.print(
         f"{design.study}: {len(state.done)} done, {len(state.damaged)} damaged, "
-        f"{len(state.missing)} missing, {len(state.failed)} failed of {state.total} runs "
+        f"{state.n_missing} missing, {len(state.failed)} failed of {state.total} runs "
         f"({state.store.root})" + (" (every file reread)" if args.verify else ""),
         highlight=False,
         soft_wrap=True,  # one line for scripts that read it
@@ -413,14 +432,13 @@ def _status(args: argparse.Namespace) -> int:
         )
     for run, record in state.failed[:LIST_LIMIT]:
         console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
-    for run in state.missing[:LIST_LIMIT]:
+    for run in itertools.islice(state.missing(), LIST_LIMIT):
         flags = _flags(run.params)
         console.print(
             f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
         )
-    hidden = sum(
-        max(0, len(runs) - LIST_LIMIT) for runs in (state.failed, state.missing, state.damaged)
-    )
+    hidden = sum(max(0, n - LIST_LIMIT) for n in (len(state.failed), state.n_missing))
+    hidden += max(0, len(state.damaged) - LIST_LIMIT)
     if hidden:
         console.print(f"... and {hidden} more")
     jobs = submit.recorded_jobs(design, args.results)
@@ -434,7 +452,7 @@ def _status(args: argparse.Namespace) -> int:
         )
     if state.failed:
         return 1
-    return INCOMPLETE if state.missing or state.damaged else 0
+    return INCOMPLETE if state.n_missing or state.damaged else 0
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -448,6 +466,7 @@ def _submit(args: argparse.Namespace) -> int:
             mem=args.mem,
             cpus_per_node=args.cpus_per_node,
             results=args.results,
+            max_runs=args.max_runs,
         )
     except (DesignError, FileNotFoundError, submit.SubmitError) as e:
         _error("submit", e)
@@ -461,14 +480,15 @@ def _submit(args: argparse.Namespace) -> int:
     )
     if args.wait:
         state = submit.wait(job.job_id)
-        design = load_design(args.sweep)
-        final = Store.of(design, args.results).state(design)
+        design = load_design(args.sweep, max_runs=None)
+        store = Store.of(design, args.results)
+        final = store.state(store.bind(design))
         Console(stderr=True, highlight=False).print(
             f"Slurm job {job.job_id}: {state.state}, {state.detail}; "
             f"{len(final.done)}/{final.total} runs done",
             markup=False,
         )
-        return 0 if not final.missing and not final.failed else 1
+        return 0 if not final.n_missing and not final.failed else 1
     return 0
 
 
@@ -558,10 +578,20 @@ def _positive(text: str) -> int:
 def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     results = argparse.ArgumentParser(add_help=False)
     _add_results_option(results)
+    sized = argparse.ArgumentParser(add_help=False)  # the commands that expand a design
+    _add_results_option(sized)
+    sized.add_argument(
+        "--max-runs",
+        type=_positive,
+        default=MAX_RUNS,
+        metavar="N",
+        help=f"take a design of up to N runs (default {MAX_RUNS}: larger ones are refused "
+        "with their size, as their plan, status and run cost time and memory)",
+    )
     cores = os.cpu_count() or 1
 
     p = commands.add_parser(
-        "run", parents=[results], help="run a sweep through Snakemake", description=_run.__doc__
+        "run", parents=[sized], help="run a sweep through Snakemake", description=_run.__doc__
     )
     p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
     p.add_argument("--cores", type=_positive, default=cores, help=f"cores to use (default {cores})")
@@ -598,17 +628,24 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     p.set_defaults(func=_run)
 
     p = commands.add_parser(
-        "plan", parents=[results], help="show a sweep's runs", description=_plan.__doc__
+        "plan", parents=[sized], help="show a sweep's runs", description=_plan.__doc__
     )
     p.add_argument("sweep")
     p.add_argument(
         "--cores", type=_positive, default=cores, help=f"cores of the estimate (default {cores})"
     )
+    p.add_argument(
+        "--rows",
+        type=_positive,
+        default=PLAN_ROWS,
+        metavar="N",
+        help=f"configurations listed (default {PLAN_ROWS})",
+    )
     p.set_defaults(func=_plan)
 
     p = commands.add_parser(
         "status",
-        parents=[results],
+        parents=[sized],
         help="done/damaged/missing/failed runs",
         description=_status.__doc__,
     )
@@ -622,7 +659,7 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
 
     p = commands.add_parser(
         "submit",
-        parents=[results],
+        parents=[sized],
         help="run a sweep as a Slurm job (a Ray cluster in the allocation)",
         description=_submit.__doc__,
     )

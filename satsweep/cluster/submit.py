@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from satsweep import shipped
-from satsweep.design import Design, load_design
+from satsweep.design import MAX_RUNS, Design, load_design
 from satsweep.store import Store, results_dir, write_atomically
 
 __all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
@@ -269,6 +269,7 @@ def submit(
     mem: str | None = None,
     cpus_per_node: int | None = None,
     results: str | os.PathLike[str] | None = None,
+    max_runs: int | None = MAX_RUNS,
 ) -> Submission:
     """Validates everything, then submits the sweep's batch job; returns what was submitted.
 
@@ -276,10 +277,10 @@ def submit(
     anything is written or submitted.
     """
     design_path = Path(sweep).absolute()
-    design = load_design(design_path)
+    design = load_design(design_path, max_runs=max_runs)
     results_path = results_dir(results)
     store = Store.of(design, results_path)
-    store.check(design)
+    design = store.bind(design)
     if nodes < 1:
         raise SubmitError(f"--nodes: {nodes} is not allowed; allowed: an integer >= 1")
     if cpus_per_node is not None and cpus_per_node < 1:
@@ -348,6 +349,8 @@ def submit(
     if time_limit is not None:
         command.append(f"--time={time_limit}")
     command += [str(script), str(design_path), "--results", str(results_path)]
+    if design.n_runs > MAX_RUNS:  # taken here with --max-runs: the job's run takes it too
+        command += ["--max-runs", str(design.n_runs)]
     env = dict(os.environ)
     env.update(SATSWEEP_PYTHON=sys.executable, SATSWEEP_JOB_ROOT=str(job_root))
     proc = subprocess.run(

@@ -2,7 +2,9 @@
 expansion into configurations and runs. Imports only the engine room."""
 
 from satsweep.design.design import (
+    MAX_REPLICATIONS,
     MAX_RNG,
+    MAX_RUNS,
     RESERVED_PARAMETERS,
     AnalysisSettings,
     Configuration,
@@ -15,7 +17,9 @@ from satsweep.design.design import (
 )
 
 __all__ = [
+    "MAX_REPLICATIONS",
     "MAX_RNG",
+    "MAX_RUNS",
     "RESERVED_PARAMETERS",
     "AnalysisSettings",
     "Configuration",

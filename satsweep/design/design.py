@@ -30,16 +30,17 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
-from satsweep.engine import Description, Program, ProgramError, value_text
+from satsweep.engine import Description, Program, ProgramError, flags, value_text
 
 __all__ = [
     "RESERVED_PARAMETERS",
@@ -59,8 +60,13 @@ RESERVED_PARAMETERS = {
     "and replication",
     "out": "satsweep chooses where results go",
 }
-#: The largest --run satsweep derives.
+#: The largest base_seed (and, with ``streams: 1``, the largest --run satsweep derives).
 MAX_RNG = 2**32 - 1
+#: Replications of a configuration: k takes the low 15 bits of a ``streams: 2`` run number.
+MAX_REPLICATIONS = 2**15 - 1
+#: The largest design (configurations x replications) satsweep takes without ``--max-runs``:
+#: plan, status and run cost time and memory in proportion to it.
+MAX_RUNS = 1_000_000
 STUDY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 Level = StrictBool | int | float | str
@@ -98,8 +104,10 @@ class Design(BaseModel):
     program: str = Field(min_length=1)
     factors: dict[str, list[Level]] = Field(min_length=1)
     fixed: dict[str, Level] = Field(default_factory=dict)
-    replications: int = Field(ge=1)
+    replications: int = Field(ge=1, le=MAX_REPLICATIONS)
     base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
+    # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
+    streams: Literal[1, 2] = 2
     resources: Resources = Field(default_factory=Resources)
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     _executable: Program | None = PrivateAttr(default=None)
@@ -124,31 +132,69 @@ class Design(BaseModel):
         """The program's ``--describe``."""
         return self.executable.description
 
-    @cached_property
-    def configurations(self) -> list[Configuration]:
-        """The full factorial, first factor varying slowest, in the order of the file."""
+    def iter_configurations(self) -> Iterator[Configuration]:
+        """The full factorial, first factor varying slowest, in the order of the file, one
+        configuration at a time (nothing else is kept in memory)."""
         names = list(self.factors)
-        configs = []
         for index, levels in enumerate(itertools.product(*self.factors.values())):
             params = {**dict(zip(names, levels, strict=True)), **self.fixed}
-            configs.append(Configuration(index, config_id(params), params))
-        return configs
+            yield Configuration(index, config_id(params), params)
+
+    @cached_property
+    def configurations(self) -> list[Configuration]:
+        """Every configuration (:meth:`iter_configurations`), as a list."""
+        return list(self.iter_configurations())
 
     def configuration(self, cid: str) -> Configuration:
         """The configuration with this config_id."""
-        for config in self.configurations:
+        for config in self.iter_configurations():
             if config.config_id == cid:
                 return config
         raise KeyError(f"study {self.study} has no configuration {cid}")
 
     def runs(self) -> Iterator[Run]:
         """Every run: each configuration x replications 1..r."""
-        for config in self.configurations:
+        for config in self.iter_configurations():
             yield from config.runs(self)
 
     @property
+    def n_configurations(self) -> int:
+        """The number of configurations, from the factors' level counts (nothing expanded)."""
+        return math.prod(len(levels) for levels in self.factors.values())
+
+    @property
     def n_runs(self) -> int:
-        return len(self.configurations) * self.replications
+        return self.n_configurations * self.replications
+
+    def stream_clash(self) -> str | None:
+        """None when every run has its own random stream, else which two runs share one.
+        With ``streams: 2`` distinct configurations have distinct streams by construction, so
+        only config_ids are compared (memory grows with the configurations); with
+        ``streams: 1`` every run number is."""
+        if self.streams == 2:
+            seen: dict[str, int] = {}
+            for config in self.iter_configurations():
+                index = seen.setdefault(config.config_id, config.index)
+                if index != config.index:  # a 48-bit hash: rare, but the store would mix them
+                    other = next(itertools.islice(self.iter_configurations(), index, None))
+                    return (
+                        f"configurations {' '.join(flags(other.params))} and "
+                        f"{' '.join(flags(config.params))} "
+                        f"have the same config_id {config.config_id}; allowed: designs whose "
+                        "configurations have distinct ids (split this one into two studies)"
+                    )
+            return None
+        streams: dict[int, Run] = {}
+        for run in self.runs():
+            other = streams.setdefault(run.run, run)
+            if other is not run:
+                return (
+                    f"base_seed: {self.base_seed} gives runs {other.config_id}/r"
+                    f"{other.replication} and {run.config_id}/r{run.replication} the same "
+                    "random stream (--run, streams: 1); allowed: another base_seed, or "
+                    "streams: 2 in a new store"
+                )
+        return None
 
     def parameters(self) -> list[str]:
         """The design's parameters: its factors, then its fixed parameters."""
@@ -174,18 +220,20 @@ class Configuration:
     config_id: str
     params: dict[str, Any]
 
+    def run(self, design: Design, replication: int) -> Run:
+        """Replication k of this configuration, with its random stream."""
+        return Run(
+            study=design.study,
+            config_id=self.config_id,
+            replication=replication,
+            seed=design.base_seed,
+            run=rng_run(design.base_seed, self.config_id, replication, design.streams),
+            params=self.params,
+        )
+
     def runs(self, design: Design) -> list[Run]:
-        return [
-            Run(
-                study=design.study,
-                config_id=self.config_id,
-                replication=k,
-                seed=design.base_seed,
-                run=rng_run(design.base_seed, self.config_id, k),
-                params=self.params,
-            )
-            for k in range(1, design.replications + 1)
-        ]
+        """Its replications 1..r."""
+        return [self.run(design, k) for k in range(1, design.replications + 1)]
 
 
 @dataclass(frozen=True)
@@ -196,7 +244,7 @@ class Run:
     config_id: str
     replication: int
     seed: int  # the design's base_seed, the root of the run's stream
-    run: int  # the program's --run: rng_run(base_seed, config_id, replication)
+    run: int  # the program's --run: rng_run(base_seed, config_id, replication, streams)
     params: dict[str, Any]
 
 
@@ -215,15 +263,38 @@ def config_id(params: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def rng_run(base_seed: int, cid: str, replication: int) -> int:
-    """The random stream (``--run``) of replication k of a configuration: 1 + (first 8 bytes,
-    big-endian, of sha256("satsweep:<base_seed>:<config_id>:<k>")) mod (2**32 - 1), in
-    1 .. 2**32 - 1.
+def rng_run(base_seed: int, cid: str, replication: int, streams: int = 2) -> int:
+    """The random stream (``--run``) of replication k of a configuration.
 
-    It depends on nothing else, so raising r keeps every existing run's stream and adds new ones.
+    ``streams: 2``: ``(P(config_id) << 15) | k``, where P is a permutation of the 48-bit
+    config_id keyed by base_seed (a four-round Feistel network whose round function is
+    sha256): distinct configurations have distinct P, and k (1 .. 2**15 - 1) takes the low
+    bits, so no two runs of a design share a stream, whatever its size (at most 2**63 - 1,
+    which ns-3's 64-bit RngRun and the store's int64 column hold).
+
+    ``streams: 1`` (stores made before): 1 + (first 8 bytes, big-endian, of
+    sha256("satsweep:<base_seed>:<config_id>:<k>")) mod (2**32 - 1), in 1 .. 2**32 - 1;
+    collisions are checked, and likely past ~10^5 runs.
+
+    Either depends on nothing else, so raising r keeps every existing run's stream and adds
+    new ones.
     """
-    digest = hashlib.sha256(f"satsweep:{base_seed}:{cid}:{replication}".encode()).digest()
-    return 1 + int.from_bytes(digest[:8], "big") % MAX_RNG
+    if streams == 1:
+        digest = hashlib.sha256(f"satsweep:{base_seed}:{cid}:{replication}".encode()).digest()
+        return 1 + int.from_bytes(digest[:8], "big") % MAX_RNG
+    if not 1 <= replication <= MAX_REPLICATIONS:
+        raise ValueError(f"replication {replication} is outside 1..{MAX_REPLICATIONS}")
+    return (_permute48(base_seed, int(cid, 16)) << 15) | replication
+
+
+def _permute48(key: int, value: int) -> int:
+    """A permutation of 48-bit integers chosen by ``key`` (Feistel: any round function gives
+    a bijection)."""
+    left, right = value >> 24, value & 0xFFFFFF
+    for round_ in range(4):
+        digest = hashlib.sha256(f"satsweep:{key}:{round_}:{right}".encode()).digest()
+        left, right = right, left ^ int.from_bytes(digest[:3], "big")
+    return (left << 24) | right
 
 
 class _DuplicateKey(yaml.YAMLError):
@@ -256,8 +327,9 @@ _FIELD_HELP = {
     "honouring the engine contract, relative to the sweep file",
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "fixed": "a mapping of parameter -> one value",
-    "replications": "an integer >= 1",
+    "replications": f"an integer from 1 to {MAX_REPLICATIONS}",
     "base_seed": f"an integer from 1 to {MAX_RNG}",
+    "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
     "resources": "a mapping with mem_mb (an integer >= 1)",
     "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
     "the report's columns) and by (a factor)",
@@ -364,11 +436,13 @@ def _check_analysis(design: Design) -> list[tuple[str, str]]:
     return problems
 
 
-def load_design(path: str | Path) -> Design:
+def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     """Reads and validates a sweep file; raises DesignError naming file, field and what is allowed.
 
     The program the design names is found and asked for its ``--describe`` (cached per binary),
-    against which the factors and fixed parameters are checked.
+    against which the factors and fixed parameters are checked. A design of more than
+    ``max_runs`` runs (None: no limit) is refused with its size before anything is expanded;
+    then every run's stream is checked to be its own (:meth:`Design.stream_clash`).
     """
     path = Path(path)
     try:
@@ -409,13 +483,13 @@ def load_design(path: str | Path) -> Design:
     if problems or design is None:
         lines = [f"{path}: {field}: {message}" for field, message in problems]
         raise DesignError("\n".join(dict.fromkeys(lines))) from None
-    streams: dict[int, Run] = {}
-    for run in design.runs():
-        other = streams.setdefault(run.run, run)
-        if other is not run:  # 2**32 streams: a collision is rare but would correlate two runs
-            raise DesignError(
-                f"{path}: base_seed: {design.base_seed} gives runs {other.config_id}/r"
-                f"{other.replication} and {run.config_id}/r{run.replication} the same "
-                "random stream (--run); allowed: another base_seed"
-            )
+    if max_runs is not None and design.n_runs > max_runs:
+        raise DesignError(
+            f"{path}: {design.n_configurations} configurations x {design.replications} "
+            f"replications = {design.n_runs} runs is more than {max_runs}; allowed: a smaller "
+            f"design, or --max-runs {design.n_runs} to take it (time and memory grow with it)"
+        )
+    clash = design.stream_clash()
+    if clash is not None:
+        raise DesignError(f"{path}: {clash}")
     return design

@@ -4,7 +4,7 @@
 The lowest room of the package: it knows no design, store or workflow.
 """
 
-from satsweep.engine.description import Column, Cost, Description, Parameter, value_text
+from satsweep.engine.description import Column, Cost, Description, Parameter, flags, value_text
 from satsweep.engine.program import (
     USAGE_ERROR,
     Program,
@@ -24,6 +24,7 @@ __all__ = [
     "ProgramError",
     "SimulationError",
     "file_sha256",
+    "flags",
     "program_dirs",
     "value_text",
 ]

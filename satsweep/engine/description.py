@@ -40,6 +40,11 @@ def value_text(value: object) -> str:
     return str(value)
 
 
+def flags(params: Mapping[str, object]) -> list[str]:
+    """``--name=value`` of each parameter, as a program gets them (:func:`value_text`)."""
+    return [f"--{name}={value_text(value)}" for name, value in params.items()]
+
+
 def conforms(kind: Type, value: object) -> bool:
     """Whether ``value`` (as JSON or YAML gives it) is of the contract's type ``kind``."""
     if kind == "bool":

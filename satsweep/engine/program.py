@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from satsweep.engine.description import Description, conforms, value_text
+from satsweep.engine.description import Description, conforms, flags
 
 __all__ = [
     "USAGE_ERROR",
@@ -177,8 +177,7 @@ class Program:
 
     def command(self, params: Mapping[str, object], run: int | str, out: Path) -> list[str]:
         """The command line of one run: the parameters, ``--run`` and ``--out``."""
-        flags = [f"--{name}={value_text(value)}" for name, value in params.items()]
-        return [str(self.path), *flags, f"--run={run}", f"--out={out}"]
+        return [str(self.path), *flags(params), f"--run={run}", f"--out={out}"]
 
     def run(
         self, params: Mapping[str, object], run: int | str, out: Path | None = None

@@ -29,7 +29,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import satsweep
-from satsweep.design import Design, DesignError, Run
+from satsweep.design import Configuration, Design, DesignError, Run
 from satsweep.engine import Description, Program, file_sha256
 from satsweep.store.files import write_json, write_parquet
 from satsweep.store.rows import clashes, run_rows, run_schema, table_schema
@@ -57,6 +58,9 @@ class StoreError(ValueError):
 
 #: What :meth:`Store.verify` says of a run that has not finished (no record, no run row).
 NOT_DONE = "not done"
+#: A run's file in runs/<config_id>/: r<k> and a suffix (temporaries start with a dot).
+_RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
+_NONE: frozenset[int] = frozenset()
 
 
 def _readable(files: list[Path]) -> str | None:
@@ -78,18 +82,43 @@ def results_dir(results: str | os.PathLike[str] | None = None) -> Path:
 
 @dataclass
 class State:
-    """Which runs of a design are done, failed (last attempt) or missing."""
+    """Which runs of a design are done, failed (last attempt), damaged or missing. Only runs
+    with files are listed; the missing ones are counted per configuration and listed on
+    demand (:meth:`missing`), so a state costs memory in proportion to the configurations and
+    the files, not to the design's runs."""
 
     design: Design
     store: Store
     done: list[Run] = field(default_factory=list)
     failed: list[tuple[Run, dict]] = field(default_factory=list)
-    missing: list[Run] = field(default_factory=list)
     damaged: list[tuple[Run, str]] = field(default_factory=list)  # with what is wrong
+    #: the configurations (by index) with a run not done, and their replications that are
+    #: done, failed or damaged (the others are missing)
+    incomplete: dict[int, frozenset[int]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
         return self.design.n_runs
+
+    @property
+    def n_missing(self) -> int:
+        """Runs never run (or whose files were removed): no record, no run row, no failure."""
+        r = self.design.replications
+        return sum(r - len(accounted) for accounted in self.incomplete.values())
+
+    def incomplete_configurations(self) -> Iterator[Configuration]:
+        """The configurations with a run not done."""
+        for config in self.design.iter_configurations():
+            if config.index in self.incomplete:
+                yield config
+
+    def missing(self) -> Iterator[Run]:
+        """The missing runs, configuration by configuration."""
+        for config in self.incomplete_configurations():
+            accounted = self.incomplete[config.index]
+            for k in range(1, self.design.replications + 1):
+                if k not in accounted:
+                    yield config.run(self.design, k)
 
 
 class Store:
@@ -167,16 +196,48 @@ class Store:
             return {"design": data} if wrap else data
         return None
 
+    def recorded_streams(self) -> int | None:
+        """How the store's run numbers were derived (``streams``): as design.json says, 1 for
+        a store recorded before ``streams`` existed, None for a store without a design."""
+        recorded = self.recorded()
+        if recorded is None:
+            return None
+        return recorded.get("design", {}).get("streams", 1)
+
+    def bind(self, design: Design) -> Design:
+        """``design`` as this store's runs need it: a design file that does not set
+        ``streams`` takes the store's (an existing store keeps its run numbers), then
+        :meth:`check`. Use it wherever a design meets its store."""
+        streams = self.recorded_streams()
+        if (
+            streams is not None
+            and streams != design.streams
+            and "streams" not in (design.model_fields_set)
+        ):
+            bound = design.model_copy(update={"streams": streams})
+            clash = bound.stream_clash()
+            if clash is not None:
+                raise DesignError(f"{design.source}: {clash}")
+            design = bound
+        self.check(design)
+        return design
+
     def check(self, design: Design) -> None:
-        """Refuses a design whose runs cannot share this store: another base_seed (other
-        random streams) or another program than the runs in it were made with, or a program
-        whose outputs would take the store's own column names."""
+        """Refuses a design whose runs cannot share this store: another base_seed or
+        ``streams`` (other random streams) or another program than the runs in it were made
+        with, or a program whose outputs would take the store's own column names."""
         recorded = (self.recorded() or {}).get("design", {})
         seed = recorded.get("base_seed")
         if seed is not None and seed != design.base_seed:
             raise DesignError(
                 f"base_seed: {design.base_seed} differs from the base_seed {seed} of the runs "
                 f"in {self.root}; allowed: {seed}, or another study name (or remove {self.root})"
+            )
+        streams = self.recorded_streams()
+        if streams is not None and streams != design.streams:
+            raise DesignError(
+                f"streams: {design.streams} differs from the streams {streams} of the runs in "
+                f"{self.root}; allowed: {streams} (or leave streams out), or another study name"
             )
         name = (self.recorded() or {}).get("describe", {}).get("name")
         if name is not None and name != design.describe.name:
@@ -215,7 +276,7 @@ class Store:
         if not recorded or "describe" not in recorded:
             return None
         try:
-            design = Design.model_validate(recorded["design"])
+            design = Design.model_validate({"streams": 1, **recorded["design"]})
             describe = Description.model_validate(recorded["describe"])
         except ValueError as e:
             raise StoreError(f"{self.design_file}: not a design satsweep wrote: {e}") from None
@@ -237,8 +298,39 @@ class Store:
         records; :meth:`verify` says whether its files are intact)."""
         return self.record_file(run).is_file() or self.run_file(run).is_file()
 
+    def replications_with_files(self, config_id: str, replications: int) -> dict[int, set[str]]:
+        """The configuration's replications 1..``replications`` that have files, each with
+        the suffixes of its files (``.parquet``, ``.record.json``, ...): one directory read."""
+        found: dict[int, set[str]] = {}
+        try:
+            with os.scandir(self.run_dir(config_id)) as entries:
+                for entry in entries:
+                    match = _RUN_FILE.fullmatch(entry.name)
+                    if match and 1 <= int(match[1]) <= replications:
+                        found.setdefault(int(match[1]), set()).add(match[2])
+        except FileNotFoundError:
+            pass
+        return found
+
+    def configurations_with_files(self) -> set[str]:
+        """The config_ids that have a directory under runs/ (one directory read)."""
+        try:
+            return set(os.listdir(self.root / "runs"))
+        except FileNotFoundError:
+            return set()
+
     def count_done(self, design: Design) -> int:
-        return sum(self.is_done(run) for run in design.runs())
+        """Runs finished (:meth:`is_done`), counted from one directory read per configuration
+        with files."""
+        present = self.configurations_with_files()
+        return sum(
+            sum(1 for suffixes in found.values() if suffixes & {".record.json", ".parquet"})
+            for found in (
+                self.replications_with_files(c.config_id, design.replications)
+                for c in design.iter_configurations()
+                if c.config_id in present
+            )
+        )
 
     def verify(self, run: Run, tables: Iterable[str], deep: bool = False) -> str | None:
         """None when the run is done and its files are intact, else what is wrong (a run not
@@ -273,21 +365,35 @@ class Store:
 
     def state(self, design: Design, deep: bool = False) -> State:
         """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
-        or missing, from the files alone; ``deep`` rereads every file."""
+        or missing, from the files alone; ``deep`` rereads every file. runs/ is read once and
+        each configuration's directory there once; only replications with files are looked
+        at."""
         result = State(design, self)
         tables = list(design.describe.tables)
-        for run in design.runs():
-            problem = self.verify(run, tables, deep)
-            if problem is None:
-                result.done.append(run)
-            elif problem is not NOT_DONE:
-                result.damaged.append((run, problem))
-            else:
-                try:
-                    failure = json.loads(self.run_file(run, ".failed.json").read_text())
+        present = self.configurations_with_files()
+        for config in design.iter_configurations():
+            if config.config_id not in present:
+                result.incomplete[config.index] = _NONE
+                continue
+            accounted = set()
+            done = 0
+            for k in sorted(self.replications_with_files(config.config_id, design.replications)):
+                run = config.run(design, k)
+                problem = self.verify(run, tables, deep)
+                if problem is None:
+                    result.done.append(run)
+                    done += 1
+                elif problem is not NOT_DONE:
+                    result.damaged.append((run, problem))
+                else:
+                    try:
+                        failure = json.loads(self.run_file(run, ".failed.json").read_text())
+                    except (OSError, ValueError):
+                        continue  # e.g. only the program's output: the run did not finish
                     result.failed.append((run, failure))
-                except (OSError, ValueError):
-                    result.missing.append(run)
+                accounted.add(k)
+            if done < design.replications:
+                result.incomplete[config.index] = frozenset(accounted) if accounted else _NONE
         return result
 
     def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
@@ -354,9 +460,8 @@ class Store:
         for run in state.done:
             if not self.record_file(run).is_file():
                 self.write_record(run, tables)
-        incomplete = {r.config_id for r in state.missing} | {r.config_id for r, _ in state.failed}
-        for config_id in sorted(incomplete):
-            self.invalidate(config_id)
+        for config in state.incomplete_configurations():
+            self.invalidate(config.config_id)
 
     def elapsed_seconds(self, runs: Iterable[Run]) -> list[float]:
         """The elapsed_seconds of these finished (and verified) runs."""
@@ -383,15 +488,7 @@ class Store:
         leaves the previous tables as they were. Returns the number of runs.
         """
         tables = list(design.describe.tables)
-        state = State(design, self)
-        for run in design.runs():
-            if not self.is_done(run):
-                continue
-            problem = self.verify(run, tables, deep=True)
-            if problem is None:
-                state.done.append(run)
-            else:
-                state.damaged.append((run, problem))
+        state = self.state(design, deep=True)
         self.repair(state, warn)
         schemas = {"runs": (run_schema(design), "")}
         for name in tables:

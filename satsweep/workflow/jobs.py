@@ -130,12 +130,11 @@ def run_configuration(
 
 def simulate(sweep: str, config_id: str, manifest: str) -> int:
     """Runs the configuration's missing replications; 1 if any failed (its stderr tail logged)."""
-    design = load_design(sweep)
     store = Store(Path(manifest).parents[2])  # <store>/runs/<config_id>/complete-<r>.json
+    design = store.bind(load_design(sweep, max_runs=None))
     if Path(manifest).name != store.manifest_file(config_id, design.replications).name:
         print(f"{sweep} now has {design.replications} replications: run the sweep again")
         return 1
-    store.check(design)
     failures = run_configuration(design, config_id, store, log=_say)
     if failures:
         _say(f"{failures} of {design.replications} runs of {config_id} failed")
@@ -146,8 +145,8 @@ def simulate(sweep: str, config_id: str, manifest: str) -> int:
 def collect(sweep: str, compaction: str) -> int:
     """Compacts the design's finished runs into the store's tables; COMPACTION
     (``<store>/compaction.json``) is written last."""
-    design = load_design(sweep)
     store = Store(Path(compaction).parent)
+    design = store.bind(load_design(sweep, max_runs=None))
     try:
         n = store.collect(design, warn=_say)
     except OSError as e:  # a full disk: the previous tables stay as they were

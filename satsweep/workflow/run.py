@@ -55,7 +55,7 @@ class SweepReport:
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.state.failed and not self.state.missing
+        return self.returncode == 0 and not self.state.failed and not self.state.n_missing
 
 
 #: Executors that run Snakemake's jobs elsewhere (remote executors with a shipped profile).
@@ -131,7 +131,7 @@ def snakemake_command(
         if execution.group_size:
             settings.append(f"group_size={execution.group_size}")
         if design is None:
-            design = load_design(design_path)
+            design = load_design(design_path, max_runs=None)
         groups = schedule.plan(design, slots, execution.group_size, floor).group_sizes()
         command += ["--group-components", *(f"{g}={n}" for g, n in groups.items())]
     else:
@@ -209,7 +209,7 @@ def run(
     design_path = design.source
     results_path = results_dir(results)
     store = Store.of(design, results_path)
-    store.check(design)
+    design = store.bind(design)
     start = time.perf_counter()
     with _lock(store.root):
         store.record(design)
@@ -272,5 +272,5 @@ def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:
     seconds = state.store.elapsed_seconds(state.done)
     if not seconds:
         return None
-    todo = len(state.missing) + len(state.failed) + len(state.damaged)
+    todo = state.n_missing + len(state.failed) + len(state.damaged)
     return sum(seconds) / len(seconds) * todo / max(cores, 1), len(seconds)

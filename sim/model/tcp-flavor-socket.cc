@@ -30,15 +30,15 @@ TcpFlavorSocket::GetTypeId()
             .AddTraceSource("RetransmittedSegments",
                             "Data segments retransmitted so far",
                             MakeTraceSourceAccessor(&TcpFlavorSocket::m_retransmittedSegments),
-                            "ns3::TracedValueCallback::Uint32")
+                            "ns3::TracedValueCallback::Uint64")
             .AddTraceSource("Timeouts",
                             "Retransmission timeouts that fired with data outstanding",
                             MakeTraceSourceAccessor(&TcpFlavorSocket::m_timeouts),
-                            "ns3::TracedValueCallback::Uint32")
+                            "ns3::TracedValueCallback::Uint64")
             .AddTraceSource("FastRetransmits",
                             "Fast retransmits (entries into fast recovery)",
                             MakeTraceSourceAccessor(&TcpFlavorSocket::m_fastRetransmits),
-                            "ns3::TracedValueCallback::Uint32");
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -84,19 +84,19 @@ TcpFlavorSocket::GetFlavor() const
     return m_flavor;
 }
 
-uint32_t
+uint64_t
 TcpFlavorSocket::GetRetransmittedSegments() const
 {
     return m_retransmittedSegments;
 }
 
-uint32_t
+uint64_t
 TcpFlavorSocket::GetTimeouts() const
 {
     return m_timeouts;
 }
 
-uint32_t
+uint64_t
 TcpFlavorSocket::GetFastRetransmits() const
 {
     return m_fastRetransmits;
@@ -186,6 +186,7 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
                                   oldHeadSequence,
                                   receivedData);
         m_recover = recoveryPoint;
+        LimitCongestionWindow();
         NS_LOG_DEBUG("Reno left recovery on partial ACK " << ackNumber << "; recovery point "
                                                           << recoveryPoint);
         return;
@@ -197,12 +198,26 @@ TcpFlavorSocket::ProcessAck(const SequenceNumber32& ackNumber,
                               currentDelivered,
                               oldHeadSequence,
                               receivedData);
+    LimitCongestionWindow();
     if (stateBefore != TcpSocketState::CA_RECOVERY &&
         m_tcb->m_congState == TcpSocketState::CA_RECOVERY)
     {
         m_fastRetransmits = m_fastRetransmits + 1;
         m_fastRetransmitGuard = m_recover;
         m_fastRetransmitGuarded = true;
+    }
+}
+
+void
+TcpFlavorSocket::LimitCongestionWindow()
+{
+    if (m_tcb->m_cWnd > kMaxCongestionWindow)
+    {
+        m_tcb->m_cWnd = kMaxCongestionWindow;
+    }
+    if (m_tcb->m_cWndInfl > kMaxCongestionWindow)
+    {
+        m_tcb->m_cWndInfl = kMaxCongestionWindow;
     }
 }
 

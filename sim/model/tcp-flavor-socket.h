@@ -64,11 +64,11 @@ class TcpFlavorSocket : public TcpSocketBase
     TcpFlavor GetFlavor() const;
 
     /// @return data segments sent again (by fast retransmit, recovery or after a timeout)
-    uint32_t GetRetransmittedSegments() const;
+    uint64_t GetRetransmittedSegments() const;
     /// @return retransmission timeouts that fired with data outstanding
-    uint32_t GetTimeouts() const;
+    uint64_t GetTimeouts() const;
     /// @return fast retransmits, i.e. entries into fast recovery
-    uint32_t GetFastRetransmits() const;
+    uint64_t GetFastRetransmits() const;
     /// @return the congestion window now, bytes
     uint32_t GetCongestionWindow() const;
 
@@ -96,14 +96,23 @@ class TcpFlavorSocket : public TcpSocketBase
      * @return true when the flavor takes no action at all on that duplicate ACK
      */
     bool IgnoresDupAck(SequenceNumber32 ack) const;
+    /**
+     * Keeps cwnd at most kMaxCongestionWindow. ns-3's NewReno grows cwnd on every new ACK, also
+     * while the receiver's window is the limit, so a long loss-free run would wrap its 32 bits;
+     * no peer can advertise more than 65535 x 2^14 bytes, so a larger cwnd never sends more.
+     */
+    void LimitCongestionWindow();
+
+    /// Largest cwnd in bytes (2^31: one more increase, at most one MSS, stays below 2^32).
+    static constexpr uint32_t kMaxCongestionWindow = 1U << 31;
 
     TcpFlavor m_flavor{TcpFlavor::NEWRENO};          ///< loss-recovery flavor
     /// Reno/NewReno: no fast retransmit until the cumulative ACK passes this sequence
     SequenceNumber32 m_fastRetransmitGuard{0};
     bool m_fastRetransmitGuarded{false};              ///< m_fastRetransmitGuard is in force
-    TracedValue<uint32_t> m_retransmittedSegments{0}; ///< data segments retransmitted
-    TracedValue<uint32_t> m_timeouts{0};              ///< data retransmission timeouts
-    TracedValue<uint32_t> m_fastRetransmits{0};       ///< entries into fast recovery
+    TracedValue<uint64_t> m_retransmittedSegments{0}; ///< data segments retransmitted
+    TracedValue<uint64_t> m_timeouts{0};              ///< data retransmission timeouts
+    TracedValue<uint64_t> m_fastRetransmits{0};       ///< entries into fast recovery
 };
 
 } // namespace ns3

@@ -54,12 +54,14 @@ TickRttEstimator::TickRttEstimator(const TickRttEstimator& other)
     NS_LOG_FUNCTION(this);
 }
 
-uint32_t
+int64_t
 TickRttEstimator::ToTicks(Time measure) const
 {
+    // Rounded up without forming measure + tick - 1, which could pass 2^63 for a huge tick.
     const int64_t tick = m_tick.GetTimeStep();
-    const int64_t ticks = (measure.GetTimeStep() + tick - 1) / tick;
-    return static_cast<uint32_t>(std::max<int64_t>(1, ticks));
+    const int64_t step = measure.GetTimeStep();
+    const int64_t ticks = step / tick + (step % tick > 0 ? 1 : 0);
+    return std::max<int64_t>(1, ticks);
 }
 
 void

@@ -46,9 +46,10 @@ class TickRttEstimator : public RttEstimator
 
     /**
      * @param measure an RTT sample
-     * @return the sample in whole ticks, rounded up, at least one
+     * @return the sample in whole ticks, rounded up, at least one (64 bits: a 1 ns tick counts
+     *         samples of up to 292 years)
      */
-    uint32_t ToTicks(Time measure) const;
+    int64_t ToTicks(Time measure) const;
 
   private:
     /// Publishes the fixed-point state as m_estimatedRtt / m_estimatedVariation.

@@ -46,6 +46,23 @@ WwwServer::GetTypeId()
                           UintegerValue(128),
                           MakeUintegerAccessor(&WwwServer::m_requestBytes),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RefillBytes",
+                          "Least room, in bytes, a full send buffer takes part of the backlog "
+                          "into (at most half the buffer; all of a smaller backlog goes as soon "
+                          "as it fits). Each piece queued is one packet there, so topping the "
+                          "buffer up with every ACK's worth would hold it as segment-sized "
+                          "packets.",
+                          UintegerValue(1 << 20),
+                          MakeUintegerAccessor(&WwwServer::m_refillBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("PieceBytes",
+                          "Largest packet handed to the send buffer at once: the backlog goes in "
+                          "pieces of at most this size (TCP sees the same byte stream). When a "
+                          "segment straddles two of them, ns-3's TcpTxBuffer copies the whole "
+                          "next piece into real bytes, so memory per server grows with it.",
+                          UintegerValue(1 << 16),
+                          MakeUintegerAccessor(&WwwServer::m_pieceBytes),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("FileSize",
                           "Distribution of the file sizes (a SpecwebFileSize with its defaults "
                           "when not set).",
@@ -178,6 +195,7 @@ WwwServer::HandleAccept(Ptr<Socket> socket, const Address& from)
         return;
     }
     m_connection = socket;
+    m_sendBufferBytes = socket->GetTxAvailable();
     m_connection->SetRecvCallback(MakeCallback(&WwwServer::HandleRead, this));
     m_connection->SetSendCallback(MakeCallback(&WwwServer::HandleSend, this));
 }
@@ -221,11 +239,14 @@ WwwServer::Flush()
     while (GetBacklog() > 0)
     {
         const uint32_t room = m_connection->GetTxAvailable();
-        if (room == 0)
+        const uint64_t least =
+            std::min<uint64_t>({GetBacklog(), m_refillBytes, m_sendBufferBytes / 2});
+        if (room == 0 || room < least)
         {
             return;
         }
-        const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(GetBacklog(), room));
+        const auto bytes =
+            static_cast<uint32_t>(std::min<uint64_t>({GetBacklog(), room, m_pieceBytes}));
         const int sent = m_connection->Send(Create<Packet>(bytes));
         if (sent <= 0)
         {

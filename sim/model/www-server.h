@@ -95,12 +95,20 @@ class WwwServer : public Application
      * @param available free bytes in the send buffer
      */
     void HandleSend(Ptr<Socket> socket, uint32_t available);
-    /// Queues as much of the backlog as the send buffer takes.
+    /**
+     * Queues as much of the backlog as the send buffer takes, in pieces of at most PieceBytes,
+     * once it has room for all of it or for RefillBytes (at most half the buffer): a full buffer
+     * is not topped up by every ACK's worth, as each piece is a packet of its own there (memory
+     * per packet, not per byte).
+     */
     void Flush();
 
     Address m_local;                   //!< address to listen on
     TypeId m_tid;                      //!< socket factory
     uint32_t m_requestBytes;           //!< bytes of one request
+    uint32_t m_refillBytes;            //!< least room a full send buffer is topped up by
+    uint32_t m_pieceBytes;             //!< largest packet handed to the send buffer
+    uint32_t m_sendBufferBytes{0};     //!< the connection's send buffer (free when accepted)
     Ptr<SpecwebFileSize> m_fileSize;   //!< file size distribution
     Ptr<Socket> m_listener;            //!< listening socket
     Ptr<Socket> m_connection;          //!< the client's connection

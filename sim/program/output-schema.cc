@@ -34,6 +34,21 @@ OutputSchema::AddColumn(const std::string& table,
     return *this;
 }
 
+OutputSchema&
+OutputSchema::SetSummaryBounds(const std::string& name, double minimum, double maximum)
+{
+    for (auto& field : m_summary)
+    {
+        if (field.name == name)
+        {
+            field.minimum = minimum;
+            field.maximum = maximum;
+            return *this;
+        }
+    }
+    throw std::logic_error("summary." + name + ": bounds of a field not declared");
+}
+
 const std::vector<OutputSchema::Field>&
 OutputSchema::GetSummary() const
 {
@@ -76,6 +91,14 @@ OutputSchema::Describe(const std::vector<Field>& fields)
             entry.Set("unit", field.unit);
         }
         entry.Set("help", field.help);
+        if (field.minimum)
+        {
+            entry.Set("minimum", *field.minimum);
+        }
+        if (field.maximum)
+        {
+            entry.Set("maximum", *field.maximum);
+        }
         described.Push(std::move(entry));
     }
     return described;
@@ -157,6 +180,12 @@ OutputSchema::CheckObject(const Json& object,
         {
             throw std::logic_error(where + "." + key + ": " + value.GetTypeName() + " " +
                                    value.Dump() + ", declared " + ToString(declared->type));
+        }
+        if (value.IsNumber() && ((declared->minimum && value.GetDouble() < *declared->minimum) ||
+                                 (declared->maximum && value.GetDouble() > *declared->maximum)))
+        {
+            throw std::logic_error(where + "." + key + ": " + value.Dump() +
+                                   " is outside its declared bounds");
         }
     }
 }

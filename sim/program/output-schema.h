@@ -7,6 +7,7 @@
 #include "json.h"
 #include "value-type.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,8 @@ class OutputSchema
         ValueType type;   //!< type of its values (or null)
         std::string unit; //!< unit, empty for none
         std::string help; //!< what it is
+        std::optional<double> minimum{}; //!< least value it can take, if any
+        std::optional<double> maximum{}; //!< largest value it can take, if any
     };
 
     /**
@@ -48,6 +51,18 @@ class OutputSchema
      * @return this schema
      */
     OutputSchema& AddSummary(std::string name, ValueType type, std::string unit, std::string help);
+
+    /**
+     * Declares the values a summary field cannot cross (an index in [0, 1]): --describe says
+     * so, the report marks a confidence interval that runs past one, and Check() refuses a
+     * value outside them.
+     * @param name a declared summary field
+     * @param minimum its least value
+     * @param maximum its largest value
+     * @return this schema
+     * @throws std::logic_error when @p name is not declared
+     */
+    OutputSchema& SetSummaryBounds(const std::string& name, double minimum, double maximum);
 
     /**
      * Declares a column of a table (the table is declared by its first column).

@@ -554,6 +554,24 @@ class OutputSchemaTestCase : public TestCase
         OutputSchema badName;
         badName.AddSummary("a-b", ValueType::INT, "", "x");
         NS_TEST_EXPECT_MSG_NE(LogicErrorOf([&] { badName.Validate(); }), "", "not a name");
+
+        // Bounds: described, and a value past one is a program bug.
+        OutputSchema bounded;
+        bounded.AddSummary("index", ValueType::FLOAT, "", "x").SetSummaryBounds("index", 0, 1);
+        NS_TEST_EXPECT_MSG_EQ(bounded.DescribeSummary().GetArray()[0].Dump(),
+                              "{\"name\":\"index\",\"type\":\"float\",\"help\":\"x\","
+                              "\"minimum\":0,\"maximum\":1}",
+                              "bounds described");
+        auto index = [](double value) {
+            return Json(Json::Object{{"summary", Json(Json::Object{{"index", value}})}});
+        };
+        NS_TEST_EXPECT_MSG_EQ(LogicErrorOf([&] { bounded.Check(index(1)); }), "", "at a bound");
+        NS_TEST_EXPECT_MSG_EQ(LogicErrorOf([&] { bounded.Check(index(1.25)); }),
+                              "summary.index: 1.25 is outside its declared bounds",
+                              "past a bound");
+        NS_TEST_EXPECT_MSG_EQ(LogicErrorOf([&] { bounded.SetSummaryBounds("other", 0, 1); }),
+                              "summary.other: bounds of a field not declared",
+                              "bounds of nothing");
     }
 };
 

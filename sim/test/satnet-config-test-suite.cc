@@ -124,7 +124,7 @@ class SatnetParametersTestCase : public TestCase
                               "--bufferRtt=3: allowed: 0.5, 1, 2",
                               "bufferRtt");
         NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=0"}),
-                              "--clients=0: allowed: an integer >= 1",
+                              "--clients=0: allowed: an integer >= 1 and <= 10000",
                               "clients");
         NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--epdThreshold=1.5"}),
                               "--epdThreshold=1.5: allowed: a number > 0 and <= 1",
@@ -132,6 +132,167 @@ class SatnetParametersTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--run=1"}).substr(0, 25),
                               "--run: unknown flag; allo",
                               "run is not a parameter");
+    }
+};
+
+/// Every numeric parameter's range: its bounds parse, one step beyond each is refused.
+class SatnetRangesTestCase : public TestCase
+{
+  public:
+    SatnetRangesTestCase()
+        : TestCase("satnet ranges: every bound accepted, beyond it refused; memory rules")
+    {
+    }
+
+  private:
+    /// One parameter's extremes.
+    struct Range
+    {
+        std::string name;                //!< the parameter
+        std::vector<std::string> inside; //!< values at its bounds, accepted
+        std::vector<std::string> beyond; //!< values just past them, refused
+        std::string allowed;             //!< the message's "allowed:" text
+        std::vector<std::string> others{}; //!< other flags, keeping the memory rules satisfied
+    };
+
+    void DoRun() override
+    {
+        const std::string seconds = ", in s or with a suffix s, ms, us";
+        const std::string rate = ", in bit/s or with a suffix bps, kbps, Mbps, Gbps";
+        const std::vector<Range> ranges{
+            {"bufferCells",
+             {"1", "4294967295"},
+             {"0", "4294967296"},
+             "an integer >= 1 and <= 4294967295"},
+            {"clients", {"1", "10000"}, {"0", "10001", "10000000"}, "an integer >= 1 and <= 10000"},
+            {"simTime",
+             {"1e-9", "0.001us", "2e6"},
+             {"0", "9e-10", "2000001", "1e12"},
+             "a number >= 1e-09 and <= 2e+06" + seconds,
+             {"--clients=1"}},
+            {"epdThreshold", {"1e-300", "1"}, {"0", "1.0000001"}, "a number > 0 and <= 1"},
+            {"sdZ", {"1e-300", "10000"}, {"0", "10000.01"}, "a number > 0 and <= 10000"},
+            {"delay", {"0", "1e8"}, {"-1e-9", "100000001"}, "a number >= 0 and <= 1e+08" + seconds},
+            {"bottleneckRate",
+             {"1", "1bps", "1Gbps", "1e9"},
+             {"0.999", "1e-9", "1.000001Gbps", "10Gbps"},
+             "a number >= 1 and <= 1e+09" + rate},
+            {"accessRate",
+             {"1", "10Gbps"},
+             {"0", "1e11"},
+             "a number >= 1 and <= 1e+10" + rate},
+            {"accessDelay",
+             {"0", "1e8"},
+             {"-1", "1.1e8"},
+             "a number >= 0 and <= 1e+08" + seconds},
+            {"mss",
+             {"1", "65447"},
+             {"0", "65448"},
+             "an integer >= 1 and <= 65447",
+             {"--window=1000"}},
+            {"window",
+             {"1", "1073725440"},
+             {"0", "1073725441"},
+             "an integer >= 1 and <= 1073725440",
+             {"--clients=1", "--mss=65447"}},
+            {"ssthresh",
+             {"1", "1073725440"},
+             {"0", "1073725441"},
+             "an integer >= 1 and <= 1073725440"},
+            {"tick",
+             {"1e-9", "1", "1000ms"},
+             {"0", "1e-10", "1.001", "1e8"},
+             "a number >= 1e-09 and <= 1" + seconds},
+            {"minRto",
+             {"0.001us", "5"},
+             {"0", "5.001", "1e8"},
+             "a number >= 1e-09 and <= 5" + seconds},
+        };
+        for (const auto& range : ranges)
+        {
+            for (const auto& value : range.inside)
+            {
+                std::vector<std::string> args = range.others;
+                args.push_back("--" + range.name + "=" + value);
+                NS_TEST_EXPECT_MSG_EQ(UsageErrorOf(args), "", range.name << "=" << value);
+            }
+            for (const auto& value : range.beyond)
+            {
+                std::vector<std::string> args = range.others;
+                args.push_back("--" + range.name + "=" + value);
+                NS_TEST_EXPECT_MSG_EQ(UsageErrorOf(args),
+                                      "--" + range.name + "=" + value + ": allowed: " +
+                                          range.allowed,
+                                      range.name << "=" << value);
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(Parameters().Parse({"--bottleneckRate=1bps"}).bottleneckRate,
+                              1.0,
+                              "1 bit/s");
+
+        // --describe carries every range: each number has a lower and an upper bound.
+        const Json described = Parameters().Describe();
+        for (const auto& parameter : described.GetArray())
+        {
+            const std::string name = parameter.Find("name")->GetString();
+            if (parameter.Find("choices") || parameter.Find("type")->GetString() == "string")
+            {
+                continue;
+            }
+            NS_TEST_EXPECT_MSG_EQ(
+                (parameter.Find("minimum") || parameter.Find("exclusiveMinimum")) &&
+                    (parameter.Find("maximum") || parameter.Find("exclusiveMaximum")),
+                true,
+                name << " has no range");
+        }
+
+        // Memory: the windows of all pairs, in segments.
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=10000"}), "", "WAN: 10000 x 64");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--link=geo", "--clients=2294"}), "", "2294 x 457");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--link=geo", "--clients=2295"}),
+                              "--clients=2295: allowed: clients x ceil(window / mss) <= 1048576 "
+                              "(here 2295 x 457)",
+                              "GEO windows");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=2", "--window=1073725440"}),
+                              "--window=1073725440: allowed: clients x ceil(window / mss) <= "
+                              "1048576 (here 2 x 1048560)",
+                              "the window named first");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=2", "--mss=1", "--window=524288"}),
+                              "",
+                              "2 x 524288 segments");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--mss=1", "--clients=2", "--window=524289"}),
+                              "--window=524289: allowed: clients x ceil(window / mss) <= 1048576 "
+                              "(here 2 x 524289)",
+                              "ceil");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--mss=1"}),
+                              "--mss=1: allowed: clients x ceil(window / mss) <= 1048576 (here "
+                              "100 x 65535)",
+                              "mss named when window is not given");
+
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=16", "--mss=65447", "--window=1073725440"}),
+                              "",
+                              "16 x 1 GiB");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=17", "--mss=65447", "--window=1073725440"}),
+                              "--window=1073725440: allowed: clients x window <= 17179869184 bytes "
+                              "(here 17 x 1073725440)",
+                              "the windows' bytes");
+
+        // Memory: WWW requests queued at overloaded servers, in pair-seconds.
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=10000", "--simTime=200"}), "", "2e6");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=10000", "--simTime=200.5"}),
+                              "--simTime=200.5: allowed: clients x simTime <= 2000000 s with "
+                              "--workload=www (here 10000 x 200.5 s)",
+                              "pair-seconds");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=10001", "--simTime=200.5"}),
+                              "--clients=10001: allowed: an integer >= 1 and <= 10000",
+                              "a range before a rule");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=21", "--simTime=1e5"}),
+                              "--simTime=1e+05: allowed: clients x simTime <= 2000000 s with "
+                              "--workload=www (here 21 x 1e+05 s)",
+                              "simTime named first");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--clients=10000", "--simTime=2e6", "--workload=bulk"}),
+                              "",
+                              "no queues with bulk");
     }
 };
 
@@ -206,6 +367,7 @@ class SatnetConfigTestSuite : public TestSuite
     {
         AddTestCase(new LinkPresetTestCase, Duration::QUICK);
         AddTestCase(new SatnetParametersTestCase, Duration::QUICK);
+        AddTestCase(new SatnetRangesTestCase, Duration::QUICK);
         AddTestCase(new SatnetDescribeTestCase, Duration::QUICK);
     }
 };

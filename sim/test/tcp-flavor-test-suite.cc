@@ -202,6 +202,21 @@ class TickRttEstimatorTestCase : public TestCase
         rtt->Measurement(MilliSeconds(250));
         NS_TEST_ASSERT_MSG_EQ(rtt->GetEstimate(), MilliSeconds(300), "first sample after reset");
         NS_TEST_ASSERT_MSG_EQ(rtt->GetVariation(), MilliSeconds(150), "rttvar = srtt / 2");
+
+        // satnet's extreme ticks: 1 ns counts a 10 s sample as 10^10 ticks (past 32 bits), and
+        // a 1 s tick counts satnet's longest possible sample (2e6 s) without overflow.
+        Ptr<TickRttEstimator> fine = CreateObject<TickRttEstimator>();
+        fine->SetAttribute("Tick", TimeValue(NanoSeconds(1)));
+        NS_TEST_ASSERT_MSG_EQ(fine->ToTicks(Seconds(10)), 10000000000, "1 ns ticks");
+        fine->Measurement(Seconds(10));
+        NS_TEST_ASSERT_MSG_EQ(fine->GetEstimate(), Seconds(10), "srtt of 10^10 ticks");
+        NS_TEST_ASSERT_MSG_EQ(fine->GetVariation(), Seconds(5), "rttvar of 10^10 ticks");
+        Ptr<TickRttEstimator> coarse = CreateObject<TickRttEstimator>();
+        coarse->SetAttribute("Tick", TimeValue(Seconds(1)));
+        NS_TEST_ASSERT_MSG_EQ(coarse->ToTicks(Seconds(2e6) - NanoSeconds(1)), 2000000, "1 s");
+        coarse->Measurement(Seconds(2e6));
+        NS_TEST_ASSERT_MSG_EQ(coarse->GetEstimate(), Seconds(2e6), "srtt of 2e6 ticks");
+        NS_TEST_ASSERT_MSG_EQ(coarse->GetVariation(), Seconds(1e6), "rttvar of 2e6 ticks");
     }
 };
 

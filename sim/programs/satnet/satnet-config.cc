@@ -17,6 +17,44 @@ namespace satnet
 namespace
 {
 
+// The ranges, and the rules between parameters; sim/README.md ("satnet's parameters") says why.
+constexpr uint32_t kMaxClients = 10000; //!< memory: ~65 KB per pair before any traffic
+constexpr double kMinTime = 1e-9;       //!< s: ns-3's time step; below it a time is 0
+constexpr double kMaxDelay = 1e8;       //!< s: events stay far below 2^63 ns
+constexpr double kMaxTick = 1;          //!< s: ns-3 leaves each cancelled retransmission timer
+constexpr double kMaxMinRto = 5;        //!< s: pending until due: ACKs per second x RTO of them
+constexpr double kMinRate = 1;          //!< bit/s: ns-3's DataRate is whole bit/s
+constexpr double kMaxTrunkRate = 1e9;   //!< bit/s: at most 2.4e6 ACKs/s (2-cell segments)
+constexpr double kMaxAccessRate = 1e10; //!< bit/s: a cell is 42.4 ns, 1 ns steps still fine
+constexpr uint32_t kMaxMss = 65447;     //!< AAL5's 16-bit length: 8 + 20 + 60 + mss <= 65535
+constexpr uint32_t kMaxWindow = 65535U << 14; //!< largest window TCP can advertise (scale 14)
+constexpr uint64_t kMaxWindowSegments = 1 << 20;      //!< clients x ceil(window / mss)
+constexpr uint64_t kMaxWindowBytes = uint64_t{1} << 34; //!< clients x window (16 GiB)
+constexpr uint64_t kMaxPairSeconds = 2000000;    //!< s: clients x simTime with the WWW load
+constexpr double kMaxSimTime = kMaxPairSeconds;  //!< s: that rule for one pair
+
+/// @return @p value as the messages show numbers (as in JSON)
+std::string
+Number(double value)
+{
+    return Json(value).Dump();
+}
+
+/// @return the first of @p names that was given, else the first of @p names
+std::string
+FirstGiven(const satsweep::ParameterTable<Config>::Given& given,
+           const std::vector<std::string>& names)
+{
+    for (const auto& name : names)
+    {
+        if (given.contains(name))
+        {
+            return name;
+        }
+    }
+    return names.front();
+}
+
 /// @return "wan 5 ms, meo 100 ms, geo 275 ms"-style text: @p show of each link preset
 template <typename Show>
 std::string
@@ -90,18 +128,28 @@ MakeParameters()
                  "0).");
     table.Add("bufferCells", &Config::bufferCells)
         .SetMinimum(1)
+        .SetMaximum(UINT32_MAX)
         .SetUnit("cells")
         .SetHelp("Trunk buffer K of each trunk port in 53-byte cells, instead of --bufferRtt. "
-                 "Default: resolved from --bufferRtt and the link.");
+                 "Default: resolved from --bufferRtt and the link (at most 4294967295).");
     table.Add("clients", &Config::clients)
         .SetDefault(100)
         .SetMinimum(1)
-        .SetHelp("Client/server pairs, each with one TCP connection carried by its own ATM VC.");
+        .SetMaximum(kMaxClients)
+        .SetHelp("Client/server pairs, each with one TCP connection carried by its own ATM VC. "
+                 "Memory also limits clients x ceil(window / mss) to " +
+                 std::to_string(kMaxWindowSegments) + ", clients x window to " +
+                 std::to_string(kMaxWindowBytes) + " bytes and, with --workload=www, clients x "
+                 "simTime to " + std::to_string(kMaxPairSeconds) + " s.");
     table.Add("simTime", &Config::simTime)
         .SetDefault(100)
-        .SetExclusiveMinimum(0)
+        .SetMinimum(kMinTime)
+        .SetMaximum(kMaxSimTime)
         .SetUnit("s")
-        .SetHelp("Simulated time; throughputs are the bytes delivered over this time.");
+        .SetHelp("Simulated time; throughputs are the bytes delivered over this time. With "
+                 "--workload=www, clients x simTime is at most " + std::to_string(kMaxPairSeconds) +
+                 " s (memory: requests queue up at the servers while the trunk is "
+                 "overloaded).");
     table.Add("epdThreshold", &Config::epdThreshold)
         .SetDefault(0.8)
         .SetExclusiveMinimum(0)
@@ -110,45 +158,57 @@ MakeParameters()
     table.Add("sdZ", &Config::sdZ)
         .SetDefault(0.8)
         .SetExclusiveMinimum(0)
+        .SetMaximum(kMaxClients)
         .SetHelp("Z of Selective Drop: above the threshold a VC's new frame is refused when it "
                  "holds more than Z x X / Na cells (X cells buffered, Na VCs with cells "
-                 "buffered).");
+                 "buffered). Z >= Na refuses nothing, and Na <= clients.");
     table.Add("delay", &Config::delay)
         .SetMinimum(0)
+        .SetMaximum(kMaxDelay)
         .SetUnit("s")
         .SetHelp("Trunk one-way delay. Default: the link's (" +
                  PerLink([](const LinkPreset& p) { return Json(p.delay.GetSeconds()).Dump(); }) +
                  " s).");
     table.Add("bottleneckRate", &Config::bottleneckRate)
         .SetDefault(45e6)
-        .SetExclusiveMinimum(0)
+        .SetMinimum(kMinRate)
+        .SetMaximum(kMaxTrunkRate)
         .SetUnit("bit/s")
-        .SetHelp("Cell rate of the trunk between the two switches, the bottleneck (a T3).");
+        .SetHelp("Cell rate of the trunk between the two switches, the bottleneck (a T3); the "
+                 "link runs at the whole bit/s below it.");
     table.Add("accessRate", &Config::accessRate)
         .SetDefault(149.76e6)
-        .SetExclusiveMinimum(0)
+        .SetMinimum(kMinRate)
+        .SetMaximum(kMaxAccessRate)
         .SetUnit("bit/s")
         .SetHelp("Cell rate of each host's link to its switch (a 155.52 Mbit/s SONET link's "
-                 "payload).");
+                 "payload); the link runs at the whole bit/s below it.");
     table.Add("accessDelay", &Config::accessDelay)
         .SetDefault(5e-6)
         .SetMinimum(0)
+        .SetMaximum(kMaxDelay)
         .SetUnit("s")
         .SetHelp("One-way delay of each host's link to its switch.");
     table.Add("mss", &Config::mss)
         .SetMinimum(1)
+        .SetMaximum(kMaxMss)
         .SetUnit("bytes")
-        .SetHelp("TCP segment payload. Default: the link's (" +
+        .SetHelp("TCP segment payload; its AAL5 frame (8 B LLC/SNAP, 20 B IP, up to 60 B TCP) "
+                 "stays within AAL5's 65535 bytes. Default: the link's (" +
                  PerLink([](const LinkPreset& p) { return std::to_string(p.mss); }) + ").");
     table.Add("window", &Config::window)
         .SetMinimum(1)
+        .SetMaximum(kMaxWindow)
         .SetUnit("bytes")
         .SetHelp("TCP receive buffer = largest advertised window; the window scale follows from "
-                 "it. Default: the link's (" +
+                 "it (at most 14: 65535 x 2^14 bytes). Memory limits clients x ceil(window / mss) "
+                 "to " + std::to_string(kMaxWindowSegments) + " and clients x window to " +
+                 std::to_string(kMaxWindowBytes) + " bytes. Default: the link's (" +
                  PerLink([](const LinkPreset& p) { return std::to_string(p.windowBytes); }) +
                  ").");
     table.Add("ssthresh", &Config::ssthresh)
         .SetMinimum(1)
+        .SetMaximum(kMaxWindow)
         .SetUnit("bytes")
         .SetHelp("Initial slow-start threshold. Default: the link's (" +
                  PerLink([](const LinkPreset& p) {
@@ -158,13 +218,15 @@ MakeParameters()
     const ns3::TcpParameters tcp;
     table.Add("tick", &Config::tick)
         .SetDefault(tcp.tick.GetSeconds())
-        .SetExclusiveMinimum(0)
+        .SetMinimum(kMinTime)
+        .SetMaximum(kMaxTick)
         .SetUnit("s")
         .SetHelp("TCP timer granularity: RTT samples are rounded up to whole ticks and every "
                  "retransmission timeout is whole ticks (ns-2's coarse timer).");
     table.Add("minRto", &Config::minRto)
         .SetDefault(tcp.minRto.GetSeconds())
-        .SetExclusiveMinimum(0)
+        .SetMinimum(kMinTime)
+        .SetMaximum(kMaxMinRto)
         .SetUnit("s")
         .SetHelp("Lowest retransmission timeout (ns-2's floor: two ticks).");
 
@@ -194,6 +256,34 @@ MakeParameters()
             // Off the study's links the level resolves by the formula.
             const double cells = std::round(c.bufferRtt * PipeCells(c));
             c.bufferCells = static_cast<uint32_t>(std::clamp(cells, 1.0, double(UINT32_MAX)));
+        }
+        // Memory: every pair's windows (send buffer, data in flight, the receiver's out-of-order
+        // data) are held as packets, each with its frame's cell padding in real bytes.
+        const uint64_t segments = (uint64_t{c.window} + c.mss - 1) / c.mss;
+        if (c.clients * segments > kMaxWindowSegments)
+        {
+            const std::string name = FirstGiven(given, {"window", "mss", "clients"});
+            throw UsageError("--" + name + "=" + Parameters().Echo(c).Find(name)->Dump() +
+                             ": allowed: clients x ceil(window / mss) <= " +
+                             std::to_string(kMaxWindowSegments) + " (here " +
+                             std::to_string(c.clients) + " x " + std::to_string(segments) + ")");
+        }
+        if (uint64_t{c.clients} * c.window > kMaxWindowBytes)
+        {
+            const std::string name = FirstGiven(given, {"window", "clients"});
+            throw UsageError("--" + name + "=" + Parameters().Echo(c).Find(name)->Dump() +
+                             ": allowed: clients x window <= " + std::to_string(kMaxWindowBytes) +
+                             " bytes (here " + std::to_string(c.clients) + " x " +
+                             std::to_string(c.window) + ")");
+        }
+        // Memory: with the WWW load an overloaded trunk leaves requests queued at the servers.
+        if (c.workload == "www" && c.clients * c.simTime > double(kMaxPairSeconds))
+        {
+            const std::string name = FirstGiven(given, {"simTime", "clients"});
+            throw UsageError("--" + name + "=" + Parameters().Echo(c).Find(name)->Dump() +
+                             ": allowed: clients x simTime <= " + std::to_string(kMaxPairSeconds) +
+                             " s with --workload=www (here " + std::to_string(c.clients) + " x " +
+                             Number(c.simTime) + " s)");
         }
     });
     return table;
