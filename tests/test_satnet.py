@@ -164,7 +164,14 @@ def test_satsweep_simulate_runs_one_simulation_of_a_program(capsys):
     assert result["params"]["clients"] == 2 and len(result["connections"]) == 2
     assert cli.main(["simulate", "satnet", "--flavour=reno"]) == 2
     assert "--flavour: unknown parameter of satnet; allowed: " in capsys.readouterr().err
-    assert cli.main(["simulate", "satnet", "--clients=0"]) == 2  # satnet's own refusal
-    assert "--clients=0: allowed: an integer >= 1" in capsys.readouterr().err
+    # satnet's own refusal: its one line
+    for flag, allowed in (
+        ("--clients=10000000", "an integer >= 1 and <= 10000"),
+        ("--simTime=1e12", "a number >= 1e-09 and <= 2e+06, in s or with a suffix s, ms, us"),
+    ):
+        assert cli.main(["simulate", "satnet", flag]) == 2
+        assert capsys.readouterr().err == (
+            f"satsweep simulate: error: satnet: {flag}: allowed: {allowed}\n"
+        )
     assert cli.main(["simulate", "nosuch"]) == 2
     assert "'nosuch' is not a program built by this project" in capsys.readouterr().err

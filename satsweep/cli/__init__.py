@@ -64,7 +64,7 @@ def _simulate(args: argparse.Namespace) -> int:
     """Runs one simulation of a program (by name or path) and prints its summary."""
     console = Console(stderr=True)
     try:
-        flags = dict(flag.removeprefix("--").split("=", 1) for flag in args.flags)
+        values = dict(flag.removeprefix("--").split("=", 1) for flag in args.flags)
     except ValueError:
         _error("simulate", "flags take the form --name=value")
         return 2
@@ -74,20 +74,23 @@ def _simulate(args: argparse.Namespace) -> int:
         _error("simulate", f"program: {e}")
         return 2
     declared = [p.name for p in program.description.parameters]
-    unknown = [name for name in flags if name not in (*declared, "run")]
+    unknown = [name for name in values if name not in (*declared, "run")]
     if unknown:
         allowed = ", ".join(sorted(declared, key=str.lower))
         _error(
             "simulate", f"--{unknown[0]}: unknown parameter of {program.name}; allowed: {allowed}"
         )
         return 2
-    run = flags.pop("run", "1")
+    run = values.pop("run", "1")
     try:
         with console.status("simulating ..."):
-            result = program.run(flags, run)
+            result = program.run(values, run)
     except SimulationError as error:
+        if error.returncode == USAGE_ERROR and error.stderr_tail.strip():
+            _error("simulate", error.stderr_tail.strip())  # the program's own "allowed:" line
+            return 2
         _error("simulate", error)
-        return 2 if error.returncode == USAGE_ERROR else 1
+        return 1
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
