@@ -167,6 +167,34 @@ def test_status_tells_a_script_whether_the_study_is_complete(toy, tmp_path, caps
         assert "base_seed: 9 differs from the base_seed 1" in capsys.readouterr().err
 
 
+def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
+    """Runs made with one default and runs made with another would sit in one store as if
+    alike: a design that leaves the parameter to the program is refused, one that sets it
+    is not."""
+    program = tmp_path / "mm1.py"
+    program.write_text(MM1.read_text())
+    program.chmod(0o755)
+    toy.write_text(TOY.format(program=program))
+    results = str(tmp_path / "results")
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+    store = tmp_path / "results" / "toy"
+    tables = {p.name: digest(p) for p in store.glob("*.parquet")}
+    program.write_text(MM1.read_text().replace('"default": "exp"', '"default": "det"'))
+    assert '"default": "det"' in program.read_text()
+    capsys.readouterr()
+    for command in ("plan", "status", "run"):
+        assert cli.main([command, str(toy), "--results", results]) == 2
+        assert (
+            f"program: mm1's defaults changed since the runs in {store} were made (service exp "
+            "-> det), so new runs would not be like them; allowed: another study name"
+        ) in capsys.readouterr().err
+    assert {p.name: digest(p) for p in store.glob("*.parquet")} == tables
+    toy.write_text(
+        toy.read_text().replace("  customers: 20\n", "  customers: 20\n  service: det\n")
+    )
+    assert cli.main(["plan", str(toy), "--results", results]) == 0
+
+
 def test_plan_and_status_of_a_huge_design_keep_to_its_configurations(toy, tmp_path, capsys):
     """10^4 configurations x 10^4 replications: refused with its size; with --max-runs, plan
     and status answer from one directory read per configuration (bench/bench_plan.py measures

@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 
 import satsweep
 from satsweep.design import Configuration, Design, DesignError, Run
-from satsweep.engine import Description, Program, file_sha256
+from satsweep.engine import Description, Program, file_sha256, value_text
 from satsweep.store.files import write_json, write_parquet
 from satsweep.store.rows import clashes, run_rows, run_schema, table_schema
 
@@ -245,12 +245,35 @@ class Store:
                 f"program: {design.describe.name} differs from the program {name} of the runs "
                 f"in {self.root}; allowed: {name}, or another study name (or remove {self.root})"
             )
+        changed = self._changed_defaults(design)
+        if changed:
+            said = ", ".join(
+                f"{n} {value_text(v)} -> {value_text(w)}" for n, (v, w) in changed.items()
+            )
+            raise DesignError(
+                f"program: {design.describe.name}'s defaults changed since the runs in "
+                f"{self.root} were made ({said}), so new runs would not be like them; allowed: "
+                "another study name for the new defaults, or the program the runs were made "
+                "with (design.json names it)"
+            )
         taken = clashes(design)
         if taken:
             raise DesignError(
                 f"program: {design.describe.name}'s {taken[0]} takes a name of the store's own "
                 "columns; allowed: other names (docs/engine-contract.md)"
             )
+
+    def _changed_defaults(self, design: Design) -> dict[str, tuple[Any, Any]]:
+        """The parameters the design leaves to the program whose default differs from the one
+        the store's runs were made with: name -> (recorded default, current default)."""
+        recorded = (self.recorded() or {}).get("describe", {}).get("parameters") or []
+        before = {p.get("name"): p.get("default") for p in recorded if isinstance(p, dict)}
+        set_by_design = set(design.parameters())
+        return {
+            p.name: (before[p.name], p.default)
+            for p in design.describe.parameters
+            if p.name in before and p.name not in set_by_design and before[p.name] != p.default
+        }
 
     def record(self, design: Design) -> None:
         """Checks ``design`` (:meth:`check`) and writes it into design.json."""
