@@ -24,8 +24,9 @@ from satsweep.analysis import Dataset, sql
 from satsweep.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-# copies of shared/reference/goyal98-wan.csv and goyal98-wan-anova.json (the paper's Tables 4-6)
-WAN_CSV = ROOT / "tests" / "data" / "goyal98-wan.csv"
+# copies of shared/reference/goyal98-wan.csv (the paper's WAN table, beside the SQL that compares
+# with it) and goyal98-wan-anova.json (the paper's analysis of it, Tables 4-6)
+WAN_CSV = ROOT / "analysis" / "reference" / "goyal98-wan.csv"
 WAN_ANOVA = ROOT / "tests" / "data" / "goyal98-wan-anova.json"
 FACTORS = ["flavor", "buffer", "drop"]
 

@@ -70,6 +70,26 @@ def test_sql_reads_only_inside_the_store(results, capsys, query, said):
     assert sorted(p.name for p in tmp.iterdir()) == files  # nothing written beside the store
 
 
+def test_sql_reads_a_reference_table_beside_the_store(results, capsys):
+    """--table NAME=FILE: a table read before the confinement starts (a paper's results);
+    the confinement holds for everything else."""
+    paper = Path(__file__).resolve().parents[1] / "analysis" / "reference" / "goyal98-wan.csv"
+    query = "SELECT count(*) AS n, round(avg(efficiency), 4) AS e FROM paper"
+    assert sql(results, "--study", "demo", "--table", f"paper={paper}", "--csv", query) == 0
+    assert capsys.readouterr().out.splitlines() == ["n,e", "24,0.7701"]
+    for table, said in (
+        (f"runs={paper}", "--table runs: the store has a table of that name"),
+        (f"1x={paper}", "--table 1x="),
+        (f"paper={paper.with_suffix('.json')}", "allowed: a .csv or .parquet file"),
+        ("paper=/nonexistent.csv", "cannot read it"),
+    ):
+        assert sql(results, "--study", "demo", "--table", table, "SELECT 1") == 2
+        assert said in capsys.readouterr().err
+    query = f"SELECT * FROM read_csv('{paper}')"  # only the table, not its folder
+    assert sql(results, "--study", "demo", "--table", f"paper={paper}", query) == 2
+    assert "Permission Error" in capsys.readouterr().err
+
+
 def test_sql_reads_every_file_of_the_store(results, capsys):
     store = results / "demo"
     query = f"SELECT count(*) AS n FROM read_parquet('{store}/runs.parquet')"

@@ -9,6 +9,7 @@ import collections
 import itertools
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -518,7 +519,7 @@ def _sql(args: argparse.Namespace) -> int:
         out = Path(args.out).absolute() if args.out else None
         if out is not None:
             _check_export(out, stores)
-        with connect(stores) as con:
+        with connect(stores, _references(args.table)) as con:
             cursor = con.execute(args.query)
             if out is not None:
                 table = cursor.fetch_arrow_table()
@@ -553,6 +554,19 @@ def _sql(args: argparse.Namespace) -> int:
             table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
         Console().print(table)
     return 0
+
+
+def _references(specs: list[str]) -> dict[str, Path]:
+    """``--table NAME=FILE`` options as name -> file."""
+    references = {}
+    for spec in specs:
+        name, _, file = spec.partition("=")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or not file:
+            raise StoreError(
+                f"--table {spec}: allowed: NAME=FILE, NAME a letter or _ then letters, digits or _"
+            )
+        references[name] = Path(file).absolute()
+    return references
 
 
 def _check_export(out: Path, stores: list[Store]) -> None:
@@ -693,6 +707,14 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     )
     p.add_argument("query", help='e.g. "SELECT link, avg(efficiency) FROM runs GROUP BY link"')
     p.add_argument("--study", help="one study's store (default: every study, unioned)")
+    p.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="also a table NAME read from FILE (.csv or .parquet, e.g. a paper's results to "
+        "compare with); may be given more than once",
+    )
     output = p.add_mutually_exclusive_group()
     output.add_argument("--csv", action="store_true", help="print CSV")
     output.add_argument("--json", action="store_true", help="print JSON")

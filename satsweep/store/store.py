@@ -578,15 +578,32 @@ def check_read_only(query: str) -> None:
             )
 
 
-def connect(stores: list[Store]) -> duckdb.DuckDBPyConnection:
+def connect(
+    stores: list[Store], references: dict[str, Path] | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB database with one view per table name over ``stores`` (unioned by
     column name when there are several), confined by DuckDB itself: files only inside the
     stores' folders (``allowed_directories``), no other file, network or extension install
     (``enable_external_access`` off), and no setting can be changed back
     (``lock_configuration``). Queries go through :func:`check_read_only` first: the
-    confinement keeps a query inside the stores, the check keeps it from writing there."""
+    confinement keeps a query inside the stores, the check keeps it from writing there.
+
+    ``references``: name -> a CSV or Parquet file outside the stores (e.g. a paper's table to
+    compare with), read into an in-memory table of that name before the confinement starts.
+    """
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     names = dict.fromkeys(name for store in stores for name in store.tables())
+    for name, path in (references or {}).items():
+        if name in names:
+            raise StoreError(f"--table {name}: the store has a table of that name")
+        if path.suffix.lower() not in (".csv", ".parquet"):
+            raise StoreError(f"--table {name}={path}: allowed: a .csv or .parquet file")
+        reader = "read_csv" if path.suffix.lower() == ".csv" else "read_parquet"
+        quoted = '"' + name.replace('"', '""') + '"'
+        try:
+            con.execute(f"CREATE TABLE {quoted} AS SELECT * FROM {reader}(?)", [str(path)])
+        except duckdb.IOException as e:
+            raise StoreError(f"--table {name}={path}: cannot read it ({e})") from None
     for name in names:
         files = [str(s.table(name)) for s in stores if s.table(name).is_file()]
         listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
