@@ -23,6 +23,9 @@ constexpr uint32_t kUnboundedCells = std::numeric_limits<uint32_t>::max() / 2;
 /// IP MTU of the ATM interfaces: above the largest datagram studied (MSS 9180 + 40).
 constexpr uint16_t kAtmMtu = 65535;
 
+/// Trunk device rate in the cell model: the largest frame (65535 B) takes 0.0005 ns, i.e. 0 ns.
+constexpr uint64_t kInstantRate = 1000000000000000000ULL;
+
 Ptr<AtmCellQueue>
 InstallQueue(Ptr<NetDevice> device, uint32_t cells, AtmDropPolicy policy, double r, double z)
 {
@@ -68,11 +71,37 @@ AtmDumbbellHelper::AtmDumbbellHelper(const AtmDumbbellParameters& p)
     trunk.SetChannelAttribute("Delay", TimeValue(p.bottleneckDelay));
 
     // Trunk first: its ports get ifIndex 0 on both switches.
+    const bool cellModel = p.switchModel == AtmSwitchModel::CELL;
+    if (cellModel)
+    {
+        trunk.SetDeviceAttribute("DataRate", DataRateValue(DataRate(kInstantRate)));
+    }
     NetDeviceContainer trunkPorts = trunk.Install(switches.Get(0), switches.Get(1));
-    m_bottleneckQueue =
-        InstallQueue(trunkPorts.Get(0), p.bufferCells, p.dropPolicy, p.epdThreshold, p.sdZ);
-    m_reverseQueue =
-        InstallQueue(trunkPorts.Get(1), p.bufferCells, p.dropPolicy, p.epdThreshold, p.sdZ);
+    if (cellModel)
+    {
+        InstallAccessQueue(trunkPorts.Get(0));
+        InstallAccessQueue(trunkPorts.Get(1));
+        for (auto* port : {&m_bottleneckPort, &m_reversePort})
+        {
+            *port = CreateObjectWithAttributes<AtmCellPort>("LinkRate",
+                                                            DataRateValue(p.bottleneckRate),
+                                                            "MaxCells",
+                                                            UintegerValue(p.bufferCells),
+                                                            "DropPolicy",
+                                                            EnumValue(p.dropPolicy),
+                                                            "EpdThreshold",
+                                                            DoubleValue(p.epdThreshold),
+                                                            "SdZ",
+                                                            DoubleValue(p.sdZ));
+        }
+    }
+    else
+    {
+        m_bottleneckQueue =
+            InstallQueue(trunkPorts.Get(0), p.bufferCells, p.dropPolicy, p.epdThreshold, p.sdZ);
+        m_reverseQueue =
+            InstallQueue(trunkPorts.Get(1), p.bufferCells, p.dropPolicy, p.epdThreshold, p.sdZ);
+    }
 
     InternetStackHelper internet;
     internet.Install(m_servers);
@@ -105,6 +134,11 @@ AtmDumbbellHelper::AtmDumbbellHelper(const AtmDumbbellParameters& p)
     auto switch2 = CreateObject<AtmSwitch>();
     switch1->Install(switches.Get(0));
     switch2->Install(switches.Get(1));
+    if (cellModel)
+    {
+        switch1->SetCellPort(trunkPorts.Get(0), m_bottleneckPort);
+        switch2->SetCellPort(trunkPorts.Get(1), m_reversePort);
+    }
     for (uint32_t i = 0; i < p.pairs; ++i)
     {
         switch1->AddVc(GetVc(i), switchPorts[i].first, trunkPorts.Get(0));
@@ -152,6 +186,51 @@ Ptr<AtmCellQueue>
 AtmDumbbellHelper::GetReverseQueue() const
 {
     return m_reverseQueue;
+}
+
+Ptr<AtmCellPort>
+AtmDumbbellHelper::GetBottleneckPort() const
+{
+    return m_bottleneckPort;
+}
+
+Ptr<AtmCellPort>
+AtmDumbbellHelper::GetReversePort() const
+{
+    return m_reversePort;
+}
+
+uint64_t
+AtmDumbbellHelper::GetTrunkDroppedFrames(AtmDropReason reason) const
+{
+    if (m_bottleneckPort)
+    {
+        return m_bottleneckPort->GetDroppedFrames(reason) + m_reversePort->GetDroppedFrames(reason);
+    }
+    return m_bottleneckQueue->GetDroppedFrames(reason) + m_reverseQueue->GetDroppedFrames(reason);
+}
+
+uint64_t
+AtmDumbbellHelper::GetTrunkDroppedCells(AtmDropReason reason) const
+{
+    if (m_bottleneckPort)
+    {
+        return m_bottleneckPort->GetDroppedCells(reason) + m_reversePort->GetDroppedCells(reason);
+    }
+    return m_bottleneckQueue->GetDroppedCells(reason) + m_reverseQueue->GetDroppedCells(reason);
+}
+
+void
+AtmDumbbellHelper::TraceBottleneckCellDrop(const CallbackBase& sink) const
+{
+    if (m_bottleneckPort)
+    {
+        m_bottleneckPort->TraceConnectWithoutContext("CellDrop", sink);
+    }
+    else
+    {
+        m_bottleneckQueue->TraceConnectWithoutContext("CellDrop", sink);
+    }
 }
 
 Ptr<Aal5ReassemblyErrorModel>

@@ -6,6 +6,7 @@
 #define SATNET_ATM_DUMBBELL_HELPER_H
 
 #include "model/aal5-reassembly-error-model.h"
+#include "model/atm-cell-port.h"
 #include "model/atm-cell-queue.h"
 #include "model/atm-switch.h"
 
@@ -20,6 +21,13 @@
 namespace ns3
 {
 
+/// How the trunk ports buffer cells.
+enum class AtmSwitchModel
+{
+    FRAME, //!< AtmCellQueue: a frame enters the buffer whole, frames never interleave
+    CELL   //!< AtmCellPort: cells enter at the input's rate and interleave across inputs
+};
+
 /// The numbers that define the ATM network.
 struct AtmDumbbellParameters
 {
@@ -32,6 +40,7 @@ struct AtmDumbbellParameters
     AtmDropPolicy dropPolicy = AtmDropPolicy::EPD; //!< policy of both trunk ports
     double epdThreshold = 0.8;                     //!< R / K
     double sdZ = 0.8;                              //!< Z of Selective Drop
+    AtmSwitchModel switchModel = AtmSwitchModel::FRAME; //!< both trunk ports' model
 };
 
 /**
@@ -40,8 +49,11 @@ struct AtmDumbbellParameters
  * Server i and client i share an IP subnet carried by VC i + 1 end to end, so hosts need no
  * routing. Every port gets an AtmCellQueue; only the trunk ports are bounded (the host and
  * access ports never congest, being faster than the trunk), and every host interface discards
- * partial frames at AAL5 reassembly. The traffic-control layer is removed from hosts so that
- * only the ATM ports decide drops.
+ * partial frames at AAL5 reassembly. In the cell model the trunk ports' buffers are
+ * AtmCellPorts instead, which spend the trunk's cell times themselves: their devices then run
+ * at 1e18 bit/s (a frame takes 0 ns: only the trunk's delay remains) behind an unbounded
+ * AtmCellQueue that pads each frame to the cells it still carries. The traffic-control layer is
+ * removed from hosts so that only the ATM ports decide drops.
  */
 class AtmDumbbellHelper
 {
@@ -59,10 +71,20 @@ class AtmDumbbellHelper
     Ipv4Address GetClientAddress(uint32_t i) const;
     /// @return VC of pair @p i
     static uint32_t GetVc(uint32_t i);
-    /// @return the trunk port buffer from switch 1 to switch 2 (data direction)
+    /// @return the trunk port buffer from switch 1 to switch 2 (data direction); frame model
     Ptr<AtmCellQueue> GetBottleneckQueue() const;
-    /// @return the trunk port buffer from switch 2 to switch 1 (requests and ACKs)
+    /// @return the trunk port buffer from switch 2 to switch 1 (requests and ACKs); frame model
     Ptr<AtmCellQueue> GetReverseQueue() const;
+    /// @return the trunk port from switch 1 to switch 2 in the cell model, else null
+    Ptr<AtmCellPort> GetBottleneckPort() const;
+    /// @return the trunk port from switch 2 to switch 1 in the cell model, else null
+    Ptr<AtmCellPort> GetReversePort() const;
+    /// @return frames both trunk ports refused (whole or in part) for @p reason, either model
+    uint64_t GetTrunkDroppedFrames(AtmDropReason reason) const;
+    /// @return cells both trunk ports refused for @p reason, either model
+    uint64_t GetTrunkDroppedCells(AtmDropReason reason) const;
+    /// Connects @p sink to the CellDrop trace of the bottleneck port, either model.
+    void TraceBottleneckCellDrop(const CallbackBase& sink) const;
     /// @return the hosts' reassembly, counting frames lost end to end
     Ptr<Aal5ReassemblyErrorModel> GetReassembly() const;
 
@@ -73,6 +95,8 @@ class AtmDumbbellHelper
     std::vector<Ipv4Address> m_clientAddresses;
     Ptr<AtmCellQueue> m_bottleneckQueue;
     Ptr<AtmCellQueue> m_reverseQueue;
+    Ptr<AtmCellPort> m_bottleneckPort;
+    Ptr<AtmCellPort> m_reversePort;
     Ptr<Aal5ReassemblyErrorModel> m_reassembly;
 };
 

@@ -45,6 +45,7 @@ TcpFlavorHelper::Install(Ptr<Node> node) const
     NS_ABORT_MSG_IF(node->GetObject<TcpFlavorSocketFactory>(),
                     "node " << node->GetId() << " already has a TcpFlavorSocketFactory");
     Ptr<TcpFlavorSocketFactory> factory = CreateObject<TcpFlavorSocketFactory>();
+    factory->SetAttribute("Model", EnumValue(m_parameters.model));
     factory->SetAttribute("Flavor", EnumValue(m_parameters.flavor));
     factory->SetAttribute("SegmentSize", UintegerValue(m_parameters.mss));
     factory->SetAttribute("WindowBytes", UintegerValue(m_parameters.windowBytes));

@@ -6,6 +6,7 @@
 
 #include "helper/link-preset.h"
 #include "model/tcp-flavor.h"
+#include "model/tcp-model.h"
 
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -22,6 +23,7 @@ namespace ns3
  */
 struct TcpParameters
 {
+    TcpModel model{TcpModel::NS3};        ///< sender: ns-3's or ns-2.1b3's
     TcpFlavor flavor{TcpFlavor::NEWRENO}; ///< loss-recovery flavor
     uint32_t mss{LinkPreset::Get("wan").mss}; ///< maximum segment size, bytes
     /// Receive buffer = largest advertised window, bytes; the window scale follows from it.

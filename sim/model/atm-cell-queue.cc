@@ -170,24 +170,41 @@ AtmCellQueue::GetDroppedCells(AtmDropReason reason) const
 }
 
 bool
-AtmCellQueue::AdmitNewFrame(uint32_t vc, AtmDropReason& reason) const
+AtmAdmitsNewFrame(const AtmAdmission& state, AtmDropReason& reason)
 {
-    const double threshold = m_epdThreshold * m_maxCells;
-    const uint32_t cells = GetCells();
-    switch (m_policy)
+    const double threshold = state.epdThreshold * state.maxCells;
+    switch (state.policy)
     {
     case AtmDropPolicy::TAIL:
         return true;
     case AtmDropPolicy::EPD:
         reason = AtmDropReason::EPD_THRESHOLD;
-        return cells <= threshold;
+        return state.cells <= threshold;
     case AtmDropPolicy::SD:
         reason = AtmDropReason::SD_SHARE;
         // Na >= 1 whenever X > R > 0, so the share is well defined where it is used.
-        return cells <= threshold ||
-               GetVcCells(vc) <= m_sdZ * static_cast<double>(cells) / GetActiveVcs();
+        return state.cells <= threshold ||
+               state.vcCells <= state.sdZ * static_cast<double>(state.cells) / state.activeVcs;
     }
     return true;
+}
+
+bool
+AtmCellQueue::AdmitNewFrame(uint32_t vc, AtmDropReason& reason) const
+{
+    if (m_policy == AtmDropPolicy::TAIL)
+    {
+        return true;
+    }
+    const bool sd = m_policy == AtmDropPolicy::SD;
+    return AtmAdmitsNewFrame({m_policy,
+                              m_maxCells,
+                              m_epdThreshold,
+                              m_sdZ,
+                              GetCells(),
+                              sd ? GetVcCells(vc) : 0,
+                              sd ? GetActiveVcs() : 0},
+                             reason);
 }
 
 bool

@@ -42,6 +42,28 @@ enum class AtmDropReason
 /// @return the name used in results for @p reason ("epd", "sd", "full", "partial", "tail")
 std::string ToString(AtmDropReason reason);
 
+/// A port's state when the first cell of a new frame arrives, and the policy that judges it.
+struct AtmAdmission
+{
+    AtmDropPolicy policy; //!< drop policy of the port
+    uint32_t maxCells;    //!< K
+    double epdThreshold;  //!< R / K
+    double sdZ;           //!< Z of Selective Drop
+    uint32_t cells;       //!< X, cells buffered
+    uint32_t vcCells;     //!< X_i of the frame's VC
+    uint32_t activeVcs;   //!< Na, VCs with a cell buffered
+};
+
+/**
+ * The policy's verdict on a new frame: EPD refuses it when X > R; SD when X > R and
+ * X_i > Z * X / Na; tail drop never refuses a frame as a whole.
+ *
+ * @param state the port's state at the frame's first cell
+ * @param reason set to the reason of a refusal
+ * @return true when the frame is admitted (its cells are then buffered while there is room)
+ */
+bool AtmAdmitsNewFrame(const AtmAdmission& state, AtmDropReason& reason);
+
 /**
  * @brief Output buffer of an ATM port, K cells shared by all VCs.
  *
@@ -91,7 +113,7 @@ class AtmCellQueue : public Queue<Packet>
     void NotifyConstructionCompleted() override;
 
   private:
-    /// The policy's verdict for a new frame of @p vc.
+    /// The policy's verdict for a new frame of @p vc (AtmAdmitsNewFrame on this port's state).
     bool AdmitNewFrame(uint32_t vc, AtmDropReason& reason) const;
     void CountDrop(uint32_t vc, uint32_t cells, AtmDropReason reason);
     /// Updates X, X_i and Na after @p cells of @p vc joined (+) or left (-) the buffer.

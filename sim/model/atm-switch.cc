@@ -59,6 +59,13 @@ AtmSwitch::AddVc(uint32_t vc, Ptr<NetDevice> hostPort, Ptr<NetDevice> trunkPort)
     m_crossConnects[Key(trunkPort->GetIfIndex(), vc)] = hostPort;
 }
 
+void
+AtmSwitch::SetCellPort(Ptr<NetDevice> port, Ptr<AtmCellPort> cellPort)
+{
+    cellPort->SetDevice(port);
+    m_cellPorts[port->GetIfIndex()] = cellPort;
+}
+
 uint64_t
 AtmSwitch::GetUnroutedFrames() const
 {
@@ -94,6 +101,15 @@ AtmSwitch::Receive(Ptr<NetDevice> port,
         ++m_unroutedFrames;
         m_unroutedTrace(packet);
         return;
+    }
+    if (!m_cellPorts.empty())
+    {
+        auto cellPort = m_cellPorts.find(out->second->GetIfIndex());
+        if (cellPort != m_cellPorts.end())
+        {
+            cellPort->second->Receive(frame, port, protocol);
+            return;
+        }
     }
     out->second->Send(frame, out->second->GetBroadcast(), protocol);
 }

@@ -121,8 +121,11 @@ SpecwebFileSize::GetMean() const
         for (uint32_t j = kMinIndex; j <= kMaxIndex; ++j)
         {
             mean += m_classProbabilities[c] *
-                    TruncatedPoissonRandomVariable::Probability(j, m_indexMean, kMinIndex,
-                                                                kMaxIndex) *
+                    TruncatedPoissonRandomVariable::Probability(j,
+                                                                m_indexMean,
+                                                                kMinIndex,
+                                                                kMaxIndex,
+                                                                m_indexRv->GetBounds()) *
                     GetSize(c, j);
         }
     }

@@ -1,5 +1,6 @@
 #include "model/tcp-flavor-socket-factory.h"
 
+#include "model/ns2-tcp-socket.h"
 #include "model/tcp-flavor-socket.h"
 #include "model/tick-rtt-estimator.h"
 
@@ -29,6 +30,12 @@ TcpFlavorSocketFactory::GetTypeId()
             .SetParent<SocketFactory>()
             .SetGroupName("Satnet")
             .AddConstructor<TcpFlavorSocketFactory>()
+            .AddAttribute("Model",
+                          "Sender of the sockets: ns3 (TcpFlavorSocket, ns-3's arithmetic) or "
+                          "ns2 (Ns2TcpSocket, ns-2.1b3's agents)",
+                          EnumValue(TcpModel::NS3),
+                          MakeEnumAccessor<TcpModel>(&TcpFlavorSocketFactory::m_model),
+                          MakeTcpModelChecker())
             .AddAttribute("Flavor",
                           "Loss recovery of the sockets: vanilla, reno, newreno or sack",
                           EnumValue(TcpFlavor::NEWRENO),
@@ -84,7 +91,17 @@ TcpFlavorSocketFactory::CreateSocket()
     rtt->SetAttribute("Tick", TimeValue(m_tick));
 
     // The same steps as TcpL4Protocol::CreateSocket, which can only make a TcpSocketBase.
-    Ptr<TcpFlavorSocket> socket = CreateObject<TcpFlavorSocket>();
+    Ptr<TcpFlavorSocket> socket;
+    if (m_model == TcpModel::NS2)
+    {
+        Ptr<Ns2TcpSocket> ns2 = CreateObject<Ns2TcpSocket>();
+        ns2->SetAttribute("Tick", TimeValue(m_tick));
+        socket = ns2;
+    }
+    else
+    {
+        socket = CreateObject<TcpFlavorSocket>();
+    }
     socket->SetNode(node);
     socket->SetTcp(tcp);
     socket->SetRtt(rtt);

@@ -5,6 +5,7 @@
 #define SATNET_TCP_FLAVOR_SOCKET_FACTORY_H
 
 #include "model/tcp-flavor.h"
+#include "model/tcp-model.h"
 
 #include "ns3/nstime.h"
 #include "ns3/socket-factory.h"
@@ -17,6 +18,8 @@ namespace ns3
 /**
  * @brief Makes TcpFlavorSockets; aggregate one on each host node (TcpFlavorHelper does it).
  *
+ * Model chooses the sender: ns3 makes TcpFlavorSockets, ns2 makes Ns2TcpSockets (ns-2.1b3's
+ * agents; they take the factory's Tick as their timer granularity).
  * Applications create sockets with Socket::CreateSocket(node, TcpFlavorSocketFactory::GetTypeId())
  * (e.g. BulkSendApplication / PacketSink with Protocol set to that TypeId). Each socket gets a
  * TickRttEstimator, TcpNewReno congestion control, TcpClassicRecovery, the factory's flavor and
@@ -36,6 +39,7 @@ class TcpFlavorSocketFactory : public SocketFactory
     Ptr<Socket> CreateSocket() override;
 
   private:
+    TcpModel m_model;             ///< ns-3's or ns-2's sender
     TcpFlavor m_flavor;           ///< loss-recovery flavor
     uint32_t m_segmentSize;       ///< MSS in bytes
     uint32_t m_windowBytes;       ///< receive buffer = largest advertised window

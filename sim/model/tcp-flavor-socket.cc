@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/rtt-estimator.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -106,6 +107,12 @@ uint32_t
 TcpFlavorSocket::GetCongestionWindow() const
 {
     return m_tcb->m_cWnd;
+}
+
+uint64_t
+TcpFlavorSocket::GetRttSamples() const
+{
+    return m_rtt->GetNSamples();
 }
 
 Ptr<TcpSocketBase>

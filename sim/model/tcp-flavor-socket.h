@@ -71,6 +71,8 @@ class TcpFlavorSocket : public TcpSocketBase
     uint64_t GetFastRetransmits() const;
     /// @return the congestion window now, bytes
     uint32_t GetCongestionWindow() const;
+    /// @return RTT samples taken so far (ns-3 samples every ACK that covers an untimed segment)
+    virtual uint64_t GetRttSamples() const;
 
   protected:
     void NotifyConstructionCompleted() override;
@@ -110,6 +112,9 @@ class TcpFlavorSocket : public TcpSocketBase
     /// Reno/NewReno: no fast retransmit until the cumulative ACK passes this sequence
     SequenceNumber32 m_fastRetransmitGuard{0};
     bool m_fastRetransmitGuarded{false};              ///< m_fastRetransmitGuard is in force
+
+  protected:
+    // Counted by subclasses too (Ns2TcpSocket replaces the loss handling that counts them here).
     TracedValue<uint64_t> m_retransmittedSegments{0}; ///< data segments retransmitted
     TracedValue<uint64_t> m_timeouts{0};              ///< data retransmission timeouts
     TracedValue<uint64_t> m_fastRetransmits{0};       ///< entries into fast recovery

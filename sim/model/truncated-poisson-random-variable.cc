@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/rng-stream.h"
 #include "ns3/uinteger.h"
@@ -20,25 +21,44 @@ NS_OBJECT_ENSURE_REGISTERED(TruncatedPoissonRandomVariable);
 namespace
 {
 
-/// Unnormalised Poisson weights lambda^k / k! for k = min..max (e^-lambda cancels out).
+/**
+ * Unnormalised weights of k = min..max: the Poisson weights lambda^k / k! (e^-lambda cancels
+ * out); with CLAMP, min's weight also holds those below it and max's those above it (the
+ * weights of all k sum to e^lambda).
+ */
 std::vector<double>
-Weights(double mean, uint32_t min, uint32_t max)
+Weights(double mean, uint32_t min, uint32_t max, TruncatedPoissonRandomVariable::Bounds bounds)
 {
     NS_ABORT_MSG_IF(mean <= 0, "Poisson mean must be positive, got " << mean);
     NS_ABORT_MSG_IF(min > max, "empty range [" << min << ", " << max << "]");
+    const bool clamp = bounds == TruncatedPoissonRandomVariable::CLAMP;
     std::vector<double> weights;
     weights.reserve(max - min + 1);
-    double w = 1.0; // k = 0
+    double w = 1.0;     // k = 0
+    double below = 0.0; // weights of 0..k-1
     for (uint32_t k = 0; k <= max; ++k)
     {
         if (k > 0)
         {
             w *= mean / k;
         }
-        if (k >= min)
+        if (k == min && clamp)
+        {
+            weights.push_back(below + w);
+        }
+        else if (k >= min)
         {
             weights.push_back(w);
         }
+        below += w;
+    }
+    if (clamp && max > min)
+    {
+        weights.back() = std::exp(mean) - (below - w); // P(K >= max), unnormalised
+    }
+    else if (clamp)
+    {
+        weights.back() = std::exp(mean); // min == max: everything
     }
     return weights;
 }
@@ -67,7 +87,14 @@ TruncatedPoissonRandomVariable::GetTypeId()
                           "Largest value drawn.",
                           UintegerValue(9),
                           MakeUintegerAccessor(&TruncatedPoissonRandomVariable::m_max),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Bounds",
+                          "How a value outside [Min, Max] is kept within: Redraw (the "
+                          "distribution conditioned on the range) or Clamp (moved to the nearer "
+                          "bound).",
+                          EnumValue(REDRAW),
+                          MakeEnumAccessor<Bounds>(&TruncatedPoissonRandomVariable::m_bounds),
+                          MakeEnumChecker(REDRAW, "Redraw", CLAMP, "Clamp"));
     return tid;
 }
 
@@ -94,10 +121,16 @@ TruncatedPoissonRandomVariable::GetMax() const
     return m_max;
 }
 
+TruncatedPoissonRandomVariable::Bounds
+TruncatedPoissonRandomVariable::GetBounds() const
+{
+    return m_bounds;
+}
+
 uint32_t
 TruncatedPoissonRandomVariable::GetInteger(double mean, uint32_t min, uint32_t max)
 {
-    const std::vector<double> weights = Weights(mean, min, max);
+    const std::vector<double> weights = Weights(mean, min, max, m_bounds);
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
     NS_ABORT_MSG_IF(!std::isfinite(total) || total <= 0,
                     "Poisson weights out of range for mean " << mean);
@@ -121,23 +154,30 @@ TruncatedPoissonRandomVariable::GetInteger(double mean, uint32_t min, uint32_t m
 }
 
 double
-TruncatedPoissonRandomVariable::Probability(uint32_t k, double mean, uint32_t min, uint32_t max)
+TruncatedPoissonRandomVariable::Probability(uint32_t k,
+                                            double mean,
+                                            uint32_t min,
+                                            uint32_t max,
+                                            Bounds bounds)
 {
     if (k < min || k > max)
     {
         return 0.0;
     }
-    const std::vector<double> weights = Weights(mean, min, max);
+    const std::vector<double> weights = Weights(mean, min, max, bounds);
     return weights[k - min] / std::accumulate(weights.begin(), weights.end(), 0.0);
 }
 
 double
-TruncatedPoissonRandomVariable::ExpectedValue(double mean, uint32_t min, uint32_t max)
+TruncatedPoissonRandomVariable::ExpectedValue(double mean,
+                                              uint32_t min,
+                                              uint32_t max,
+                                              Bounds bounds)
 {
     double expected = 0;
     for (uint32_t k = min; k <= max; ++k)
     {
-        expected += k * Probability(k, mean, min, max);
+        expected += k * Probability(k, mean, min, max, bounds);
     }
     return expected;
 }

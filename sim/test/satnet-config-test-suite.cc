@@ -311,8 +311,10 @@ class SatnetDescribeTestCase : public TestCase
         const std::vector<std::string> names{
             "link",           "flavor",     "drop",        "workload", "bufferRtt",
             "bufferCells",    "clients",    "simTime",     "epdThreshold", "sdZ",
+            "switchModel",
             "delay",          "bottleneckRate", "accessRate", "accessDelay", "mss",
-            "window",         "ssthresh",   "tick",        "minRto"};
+            "window",         "ssthresh",   "tick",        "minRto",   "poissonBounds",
+            "tcpModel"};
         NS_TEST_EXPECT_MSG_EQ((Parameters().GetNames() == names), true, "parameters in order");
 
         const Json echo = Parameters().Echo(Parameters().Parse({"--link=geo", "--clients=5"}));

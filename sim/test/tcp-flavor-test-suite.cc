@@ -9,6 +9,7 @@
 #include "helper/tcp-flavor-helper.h"
 #include "model/tcp-flavor-socket-factory.h"
 #include "model/tcp-flavor-socket.h"
+#include "model/ns2-tcp-socket.h"
 #include "model/tcp-flavor.h"
 #include "model/tick-rtt-estimator.h"
 
@@ -22,6 +23,8 @@
 #include "ns3/test.h"
 
 #include <set>
+#include <sstream>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -37,8 +40,8 @@ const uint16_t PORT = 5000;
 class SegmentDropModel : public ErrorModel
 {
   public:
-    /// @param seqs sequence numbers of the segments to drop once
-    void SetTargets(const std::set<uint32_t>& seqs)
+    /// @param seqs sequence numbers of the segments to drop, once per occurrence
+    void SetTargets(const std::multiset<uint32_t>& seqs)
     {
         m_targets = seqs;
     }
@@ -59,10 +62,12 @@ class SegmentDropModel : public ErrorModel
         copy->RemoveHeader(ppp);
         copy->RemoveHeader(ip);
         copy->RemoveHeader(tcp);
-        if (copy->GetSize() == 0 || m_targets.erase(tcp.GetSequenceNumber().GetValue()) == 0)
+        auto target = m_targets.find(tcp.GetSequenceNumber().GetValue());
+        if (copy->GetSize() == 0 || target == m_targets.end())
         {
             return false;
         }
+        m_targets.erase(target);
         ++m_dropped;
         return true;
     }
@@ -71,7 +76,7 @@ class SegmentDropModel : public ErrorModel
     {
     }
 
-    std::set<uint32_t> m_targets; ///< segments still to drop
+    std::multiset<uint32_t> m_targets; ///< segments still to drop
     uint32_t m_dropped{0};        ///< segments dropped
 };
 
@@ -415,14 +420,16 @@ class FlavorStressTestCase : public TestCase
      * @param lossRate probability of losing a packet at each receiver
      * @param delay one-way link delay
      * @param duration simulated time
+     * @param model sender model
      */
     FlavorStressTestCase(TcpFlavor flavor,
                          uint32_t mss,
                          uint32_t connections,
                          double lossRate,
                          Time delay,
-                         Time duration)
-        : TestCase(ToString(flavor) + " survives " + std::to_string(2 * connections) +
+                         Time duration,
+                         TcpModel model = TcpModel::NS3)
+        : TestCase((model == TcpModel::NS2 ? "ns2 " : "") + ToString(flavor) + " survives " + std::to_string(2 * connections) +
                    " lossy connections, MSS " + std::to_string(mss) + ", delay " +
                    std::to_string(delay.GetMilliSeconds()) + " ms, " +
                    std::to_string(static_cast<int>(duration.GetSeconds())) + " s"),
@@ -431,7 +438,8 @@ class FlavorStressTestCase : public TestCase
           m_connections(connections),
           m_lossRate(lossRate),
           m_delay(delay),
-          m_duration(duration)
+          m_duration(duration),
+          m_model(model)
     {
     }
 
@@ -439,6 +447,7 @@ class FlavorStressTestCase : public TestCase
     void DoRun() override
     {
         auto parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), m_flavor);
+        parameters.model = m_model;
         parameters.mss = m_mss;
         parameters.windowBytes = 64 * m_mss;
         parameters.initialSsthreshBytes = 32 * m_mss;
@@ -524,6 +533,7 @@ class FlavorStressTestCase : public TestCase
     double m_lossRate;       ///< packet loss probability at each receiver
     Time m_delay;            ///< one-way link delay
     Time m_duration;         ///< simulated time
+    TcpModel m_model;        ///< sender model
 };
 
 /// All TCP flavor tests.
@@ -580,3 +590,657 @@ class TcpFlavorTestSuite : public TestSuite
 
 /// Static instance registering the suite.
 static TcpFlavorTestSuite g_tcpFlavorTestSuite;
+
+namespace
+{
+
+/// Segment i (0-based) of a bulk transfer with 1000-byte segments starts at this sequence.
+uint32_t
+SegmentSeq(uint32_t i)
+{
+    return 1 + i * 1000;
+}
+
+/**
+ * One bulk transfer between two hosts, with the sender's events recorded for the ns-2 tests.
+ *
+ * Each ns-2 test runs its scenario twice: with the ns2 model it must meet ns-2's expectation,
+ * and with the ns3 model (today's sender) the same check must fail, which shows that the test
+ * tells the two apart.
+ */
+class Ns2Scenario
+{
+  public:
+    TcpParameters parameters;          ///< TCP settings (model and flavor included)
+    std::multiset<uint32_t> drops;     ///< first byte of each transmission to drop
+    uint64_t bytes{200000};            ///< transfer size
+    Time delay{LINK_DELAY};            ///< one-way link delay
+    std::string tickPhase{"ns3::ConstantRandomVariable[Constant=0]"}; ///< Ns2TcpSocket TickPhase
+
+    /// A data segment sent.
+    struct Sent
+    {
+        Time time;         ///< when
+        uint32_t seq;      ///< first byte
+        bool isNew;        ///< never sent before
+    };
+
+    /// A sample of the sender's state, taken after an event was processed.
+    struct Sample
+    {
+        Time time;              ///< when
+        Time rto;               ///< RTO last set
+        uint32_t ssthresh;      ///< ssthresh, bytes
+        uint32_t cwnd;          ///< cwnd, bytes
+        uint64_t timeouts;      ///< timeouts so far
+    };
+
+    std::vector<Sent> sent;                 ///< data segments sent
+    /// ACKs received: time, ACK number, SACK blocks.
+    std::vector<std::tuple<Time, uint32_t, TcpOptionSack::SackList>> acks;
+    std::vector<Sample> afterNewAck;        ///< state after each ACK of new data
+    std::vector<std::pair<Time, TcpSocketState::TcpCongState_t>> states; ///< CongState changes
+    std::vector<Sample> atStateChange;      ///< state after each CongState change
+    std::vector<Time> srtts;                ///< smoothed RTT values
+    Ptr<TcpFlavorSocket> sender;            ///< the sender's socket
+    uint32_t dropped{0};                    ///< transmissions dropped
+    uint64_t received{0};                   ///< bytes received
+    uint64_t rttSamples{0};                 ///< RTT samples the sender took
+
+    /// Runs the transfer (starting at 1 s) for 30 s of simulated time.
+    void Run()
+    {
+        Config::SetDefault("ns3::Ns2TcpSocket::TickPhase", StringValue(tickPhase));
+        HostPair pair = BuildHostPair(parameters, delay);
+        Ptr<SegmentDropModel> dropModel = CreateObject<SegmentDropModel>();
+        dropModel->SetTargets(drops);
+        DynamicCast<PointToPointNetDevice>(pair.devices.Get(1))->SetReceiveErrorModel(dropModel);
+        Ptr<PacketSink> sink = InstallSink(pair.nodes.Get(1));
+        const Time start = Seconds(1);
+        Ptr<BulkSendApplication> app =
+            InstallBulkSender(pair.nodes.Get(0), pair.ifaces.GetAddress(1), bytes, start);
+        Simulator::Schedule(start + NanoSeconds(1), [this, app]() { Hook(app); });
+        Simulator::Stop(Seconds(31));
+        Simulator::Run();
+        dropped = dropModel->GetDropped();
+        received = sink->GetTotalRx();
+        rttSamples = sender ? sender->GetRttSamples() : 0;
+        sender = nullptr;
+        Simulator::Destroy();
+        Config::Reset();
+    }
+
+  private:
+    void Hook(Ptr<BulkSendApplication> app)
+    {
+        sender = DynamicCast<TcpFlavorSocket>(app->GetSocket());
+        NS_ASSERT(sender);
+        sender->TraceConnectWithoutContext("Tx", MakeCallback(&Ns2Scenario::OnTx, this));
+        sender->TraceConnectWithoutContext("Rx", MakeCallback(&Ns2Scenario::OnRx, this));
+        sender->TraceConnectWithoutContext("RTO", MakeCallback(&Ns2Scenario::OnRto, this));
+        sender->TraceConnectWithoutContext("SlowStartThreshold",
+                                           MakeCallback(&Ns2Scenario::OnSsthresh, this));
+        sender->TraceConnectWithoutContext("CongState", MakeCallback(&Ns2Scenario::OnState, this));
+        sender->TraceConnectWithoutContext("RTT", MakeCallback(&Ns2Scenario::OnSrtt, this));
+    }
+
+    Sample Now() const
+    {
+        return {Simulator::Now(),
+                m_rto,
+                m_ssthresh,
+                sender->GetCongestionWindow(),
+                sender->GetTimeouts()};
+    }
+
+    void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (p->GetSize() == 0)
+        {
+            return;
+        }
+        const uint32_t seq = h.GetSequenceNumber().GetValue();
+        sent.push_back({Simulator::Now(), seq, seq >= m_highestSent});
+        m_highestSent = std::max(m_highestSent, seq + p->GetSize());
+    }
+
+    void OnRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (!(h.GetFlags() & TcpHeader::ACK))
+        {
+            return;
+        }
+        TcpOptionSack::SackList blocks;
+        if (h.HasOption(TcpOption::SACK))
+        {
+            blocks = DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK))->GetSackList();
+        }
+        const uint32_t ack = h.GetAckNumber().GetValue();
+        acks.emplace_back(Simulator::Now(), ack, blocks);
+        if (ack > m_highestAck)
+        {
+            m_highestAck = ack;
+            // Read the state once the ACK has been processed.
+            Simulator::ScheduleNow([this]() { afterNewAck.push_back(Now()); });
+        }
+    }
+
+    void OnRto(Time, Time rto)
+    {
+        m_rto = rto;
+    }
+
+    void OnSsthresh(uint32_t, uint32_t ssthresh)
+    {
+        m_ssthresh = ssthresh;
+    }
+
+    void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+    {
+        states.emplace_back(Simulator::Now(), state);
+        Simulator::ScheduleNow([this]() { atStateChange.push_back(Now()); });
+    }
+
+    void OnSrtt(Time, Time srtt)
+    {
+        srtts.push_back(srtt);
+    }
+
+    Time m_rto;                 ///< last RTO set
+    uint32_t m_ssthresh{0};     ///< last ssthresh
+    uint32_t m_highestSent{0};  ///< one past the highest byte sent
+    uint32_t m_highestAck{0};   ///< highest ACK number seen
+};
+
+/**
+ * Base of the ns-2 behaviour tests: runs the scenario with both models; Check() returns ""
+ * when ns-2's behaviour was seen, else what differed.
+ */
+class Ns2BehaviourTestCase : public TestCase
+{
+  public:
+    /**
+     * @param name what is checked
+     * @param model the sender model to run
+     */
+    Ns2BehaviourTestCase(const std::string& name, TcpModel model)
+        : TestCase(name + (model == TcpModel::NS2 ? "" : " (ns3 model: the check must fail)")),
+          m_model(model)
+    {
+    }
+
+  protected:
+    /// @param s the scenario to set up (parameters.model is set afterwards)
+    virtual void Setup(Ns2Scenario& s) = 0;
+    /// @param s the scenario after the run @return "" when ns-2's behaviour was seen
+    virtual std::string Check(const Ns2Scenario& s) = 0;
+
+  private:
+    void DoRun() override
+    {
+        Ns2Scenario s;
+        s.parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), TcpFlavor::VANILLA);
+        s.parameters.mss = 1000;
+        s.parameters.windowBytes = 64000;
+        s.parameters.initialSsthreshBytes = 32000;
+        Setup(s);
+        s.parameters.model = m_model;
+        s.Run();
+        NS_TEST_ASSERT_MSG_EQ(s.dropped, s.drops.size(), "the planned drops did not all happen");
+        NS_TEST_ASSERT_MSG_EQ(s.received, s.bytes, "transfer incomplete");
+        const std::string verdict = Check(s);
+        if (m_model == TcpModel::NS2)
+        {
+            NS_TEST_ASSERT_MSG_EQ(verdict, "", "not ns-2's behaviour");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_NE(verdict, "", "the check does not tell ns-3's sender apart");
+        }
+    }
+
+    TcpModel m_model; ///< model run
+};
+
+/// Vanilla with window 15 and segment 40 lost twice: two timeouts in a row.
+class DoubleTimeoutTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    using Ns2BehaviourTestCase::Ns2BehaviourTestCase;
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.windowBytes = 15000; // wnd_ = 15 packets binds: cwnd grows past it
+        s.parameters.initialSsthreshBytes = 64000;
+        s.drops = {SegmentSeq(40), SegmentSeq(40)};
+        s.bytes = 100000;
+    }
+
+    /// @return the first state sample after an ACK of new data with @p timeouts timeouts done
+    static const Ns2Scenario::Sample* FirstNewAckAfter(const Ns2Scenario& s, uint64_t timeouts)
+    {
+        for (const auto& sample : s.afterNewAck)
+        {
+            if (sample.timeouts == timeouts)
+            {
+                return &sample;
+            }
+        }
+        return nullptr;
+    }
+};
+
+/// Karn: the backoff survives new ACKs until a segment sent after the timeout is timed.
+class BackoffKeptTestCase : public DoubleTimeoutTestCase
+{
+  public:
+    explicit BackoffKeptTestCase(TcpModel model)
+        : DoubleTimeoutTestCase("backoff kept across a new ACK until a post-timeout segment is "
+                                "timed",
+                                model)
+    {
+    }
+
+  protected:
+    std::string Check(const Ns2Scenario& s) override
+    {
+        const Ns2Scenario::Sample* before = nullptr;
+        for (const auto& sample : s.afterNewAck)
+        {
+            if (sample.timeouts == 0)
+            {
+                before = &sample;
+            }
+        }
+        const Ns2Scenario::Sample* after = FirstNewAckAfter(s, 2);
+        if (!before || !after)
+        {
+            return "expected ACKs before the timeouts and after the second";
+        }
+        std::ostringstream why;
+        // The ACK of the twice-retransmitted segment is new, but nothing sent after the
+        // timeouts is timed yet: the RTO keeps its backoff of 4.
+        if (after->rto != before->rto * 4)
+        {
+            why << "RTO after the first new ACK " << after->rto.As(Time::MS) << ", expected 4 x "
+                << before->rto.As(Time::MS);
+        }
+        if (s.afterNewAck.back().rto >= before->rto * 2)
+        {
+            why << "; backoff never ended (" << s.afterNewAck.back().rto.As(Time::MS) << ")";
+        }
+        return why.str();
+    }
+};
+
+/**
+ * ssthresh = max(floor(min(cwnd, wnd) / 2), 2) packets on every loss. Vanilla sends 60
+ * segments and the last is lost twice: at the first timeout cwnd is 60 packets but only that
+ * segment is in flight (ns-3 halves the flight size), at the second cwnd is 1.
+ */
+class SsthreshPacketsTestCase : public DoubleTimeoutTestCase
+{
+  public:
+    explicit SsthreshPacketsTestCase(TcpModel model)
+        : DoubleTimeoutTestCase("ssthresh after a loss is max(min(cwnd, wnd) half, 2) packets",
+                                model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.initialSsthreshBytes = 64000;
+        s.drops = {SegmentSeq(59), SegmentSeq(59)};
+        s.bytes = 60000;
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        const Ns2Scenario::Sample* first = nullptr;
+        const Ns2Scenario::Sample* second = nullptr;
+        for (const auto& sample : s.atStateChange)
+        {
+            first = !first && sample.timeouts == 1 ? &sample : first;
+            second = !second && sample.timeouts == 2 ? &sample : second;
+        }
+        if (!first || !second)
+        {
+            return "expected two timeouts";
+        }
+        std::ostringstream why;
+        // cwnd = 1 + 59 new ACKs in slow start = 60 packets < wnd = 64.
+        if (first->ssthresh != 30000)
+        {
+            why << "ssthresh after the 1st timeout " << first->ssthresh << " B, expected 30000; ";
+        }
+        if (second->ssthresh != 2000)
+        {
+            why << "ssthresh after the 2nd timeout " << second->ssthresh << " B, expected 2000";
+        }
+        return why.str();
+    }
+};
+
+/// A loss-free transfer: ns-2 times one segment per round trip.
+class OneTimedSegmentTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    explicit OneTimedSegmentTestCase(TcpModel model)
+        : Ns2BehaviourTestCase("one timed segment per RTT", model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario&) override
+    {
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        // 200 segments take about 12 round trips (6 of slow start to 32, then 32-38 a round).
+        const uint64_t samples = s.rttSamples;
+        if (samples < 6 || samples > 16)
+        {
+            return "RTT samples " + std::to_string(samples) + ", expected one per round trip";
+        }
+        return "";
+    }
+};
+
+/// RTT samples count tick boundaries crossed, not the rounded-up duration.
+class TickBoundaryTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    explicit TickBoundaryTestCase(TcpModel model)
+        : Ns2BehaviourTestCase("RTT samples count tick boundaries", model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        // RTT 120 ms; one segment sent at 1.12 s (after the handshake), ACKed at 1.24 s: one
+        // tick boundary (1.2 s) lies between, so ns-2 samples 1 tick where rounding up gives 2.
+        s.delay = MilliSeconds(60);
+        s.bytes = 1000;
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        if (s.srtts.empty() || s.srtts.back() != MilliSeconds(100))
+        {
+            return "srtt " + (s.srtts.empty() ? std::string("none")
+                                                : std::to_string(s.srtts.back().GetMilliSeconds())) +
+                   " ms, expected one tick";
+        }
+        return "";
+    }
+};
+
+/**
+ * Three losses in one window (segments 100, 103, 106) with a window of 31 packets, so that
+ * ssthresh = 15 packets, where ns-3's flight-size rule gives 15.5.
+ */
+class ThreeLossTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    /**
+     * @param name what is checked
+     * @param flavor flavor run
+     * @param model model run
+     */
+    ThreeLossTestCase(const std::string& name, TcpFlavor flavor, TcpModel model)
+        : Ns2BehaviourTestCase(name, model),
+          m_flavor(flavor)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.flavor = m_flavor;
+        s.parameters.windowBytes = 31000;
+        s.drops = {SegmentSeq(100), SegmentSeq(103), SegmentSeq(106)};
+    }
+
+    /// @return the time of the first change to @p state, or a negative time
+    static Time FirstState(const Ns2Scenario& s, TcpSocketState::TcpCongState_t state,
+                           Time after = Seconds(0))
+    {
+        for (const auto& [t, st] : s.states)
+        {
+            if (st == state && t >= after)
+            {
+                return t;
+            }
+        }
+        return Seconds(-1);
+    }
+
+    /// @return the state sampled right after the change at @p t
+    static const Ns2Scenario::Sample* SampleAt(const Ns2Scenario& s, Time t)
+    {
+        for (const auto& sample : s.atStateChange)
+        {
+            if (sample.time == t)
+            {
+                return &sample;
+            }
+        }
+        return nullptr;
+    }
+
+    TcpFlavor m_flavor; ///< flavor run
+};
+
+/// Reno: fast retransmit, then leaves recovery on the first (partial) new ACK.
+class RenoExitTestCase : public ThreeLossTestCase
+{
+  public:
+    explicit RenoExitTestCase(TcpModel model)
+        : ThreeLossTestCase("reno leaves recovery as ns-2's Reno", TcpFlavor::RENO, model)
+    {
+    }
+
+  protected:
+    std::string Check(const Ns2Scenario& s) override
+    {
+        const Time enter = FirstState(s, TcpSocketState::CA_RECOVERY);
+        const Time exit = FirstState(s, TcpSocketState::CA_OPEN, enter);
+        const Ns2Scenario::Sample* in = SampleAt(s, enter);
+        const Ns2Scenario::Sample* out = SampleAt(s, exit);
+        if (enter.IsNegative() || exit.IsNegative() || !in || !out)
+        {
+            return "no fast recovery";
+        }
+        std::ostringstream why;
+        const double rtts = (exit - enter).GetSeconds() / BASE_RTT.GetSeconds();
+        if (rtts < 0.9 || rtts > 1.5)
+        {
+            why << "left recovery after " << rtts << " RTT, expected 1; ";
+        }
+        if (in->ssthresh != 15000)
+        {
+            why << "ssthresh " << in->ssthresh << " B, expected 15 packets; ";
+        }
+        // Deflated to cwnd = ssthresh, then opencwnd(): + 1/cwnd.
+        const auto expectedCwnd = static_cast<uint32_t>((15 + 1.0 / 15) * 1000);
+        if (out->cwnd != expectedCwnd)
+        {
+            why << "cwnd after recovery " << out->cwnd << " B, expected " << expectedCwnd << "; ";
+        }
+        if (s.afterNewAck.back().timeouts < 1)
+        {
+            why << "the other losses did not wait for a timeout";
+        }
+        return why.str();
+    }
+};
+
+/**
+ * NewReno with a 10 ms tick and a 20 ms floor, so the RTO (about 60-90 ms) is shorter than the
+ * two round trips (100 ms) between the first and last partial ACK: without a timer restart on
+ * every partial ACK it would fire.
+ */
+class NewRenoPartialAckTestCase : public ThreeLossTestCase
+{
+  public:
+    explicit NewRenoPartialAckTestCase(TcpModel model)
+        : ThreeLossTestCase("newreno recovers 3 losses in 3 RTTs, timer restarted on each "
+                            "partial ACK",
+                            TcpFlavor::NEWRENO,
+                            model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        ThreeLossTestCase::Setup(s);
+        s.parameters.tick = MilliSeconds(10);
+        s.parameters.minRto = MilliSeconds(20);
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        const Time enter = FirstState(s, TcpSocketState::CA_RECOVERY);
+        const Time exit = FirstState(s, TcpSocketState::CA_OPEN, enter);
+        const Ns2Scenario::Sample* in = SampleAt(s, enter);
+        if (enter.IsNegative() || exit.IsNegative() || !in)
+        {
+            return "no fast recovery";
+        }
+        std::ostringstream why;
+        const double rtts = (exit - enter).GetSeconds() / BASE_RTT.GetSeconds();
+        if (rtts < 2.5 || rtts > 3.5)
+        {
+            why << "recovery took " << rtts << " RTT, expected 3; ";
+        }
+        if (s.afterNewAck.back().timeouts != 0)
+        {
+            why << "timed out in recovery; ";
+        }
+        if (in->ssthresh != 15000)
+        {
+            why << "ssthresh " << in->ssthresh << " B, expected 15 packets; ";
+        }
+        // newreno_changes_: in recovery, one new segment per two duplicate ACKs.
+        uint32_t dupacks = 0;
+        uint32_t lastAck = 0;
+        for (const auto& [t, ack, blocks] : s.acks)
+        {
+            if (t > enter && t < exit && ack == lastAck)
+            {
+                ++dupacks;
+            }
+            lastAck = ack;
+        }
+        uint32_t newSegments = 0;
+        for (const auto& segment : s.sent)
+        {
+            newSegments += segment.isNew && segment.time > enter && segment.time < exit ? 1 : 0;
+        }
+        if (newSegments > dupacks / 2 + 1)
+        {
+            why << newSegments << " new segments for " << dupacks << " duplicate ACKs";
+        }
+        return why.str();
+    }
+};
+
+/**
+ * SACK with segments 100 and 120 lost: once a SACK covers 121, hole 120 goes out before any
+ * new data (ns-3's RFC 6675 waits until three segments above it are SACKed).
+ */
+class SackHolesFirstTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    explicit SackHolesFirstTestCase(TcpModel model)
+        : Ns2BehaviourTestCase("sack retransmits holes before new data", model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.flavor = TcpFlavor::SACK;
+        s.drops = {SegmentSeq(100), SegmentSeq(120)};
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        Time sacked = Seconds(-1);
+        for (const auto& [t, ack, blocks] : s.acks)
+        {
+            for (const auto& [begin, end] : blocks)
+            {
+                if (sacked.IsNegative() && begin.GetValue() <= SegmentSeq(121) &&
+                    end.GetValue() > SegmentSeq(121))
+                {
+                    sacked = t;
+                }
+            }
+        }
+        Time resent = Seconds(-1);
+        for (const auto& segment : s.sent)
+        {
+            if (!segment.isNew && segment.seq == SegmentSeq(120) && resent.IsNegative())
+            {
+                resent = segment.time;
+            }
+        }
+        if (sacked.IsNegative() || resent.IsNegative())
+        {
+            return "segment 121 never SACKed or 120 never resent";
+        }
+        uint32_t newFirst = 0;
+        for (const auto& segment : s.sent)
+        {
+            newFirst += segment.isNew && segment.time >= sacked && segment.time < resent ? 1 : 0;
+        }
+        if (newFirst > 0)
+        {
+            return std::to_string(newFirst) + " new segments went out before hole 120";
+        }
+        return "";
+    }
+};
+
+} // namespace
+
+/// ns-2.1b3 sender behaviours (Ns2TcpSocket), each also run on the ns3 model as a control.
+class Ns2TcpTestSuite : public TestSuite
+{
+  public:
+    Ns2TcpTestSuite()
+        : TestSuite("satnet-tcp-ns2", Type::UNIT)
+    {
+        for (TcpModel model : {TcpModel::NS2, TcpModel::NS3})
+        {
+            AddTestCase(new BackoffKeptTestCase(model));
+            AddTestCase(new SsthreshPacketsTestCase(model));
+            AddTestCase(new OneTimedSegmentTestCase(model));
+            AddTestCase(new TickBoundaryTestCase(model));
+            AddTestCase(new RenoExitTestCase(model));
+            AddTestCase(new NewRenoPartialAckTestCase(model));
+            AddTestCase(new SackHolesFirstTestCase(model));
+        }
+        // The stress runs of satnet-tcp-flavor on the ns2 model.
+        for (TcpFlavor flavor :
+             {TcpFlavor::VANILLA, TcpFlavor::RENO, TcpFlavor::NEWRENO, TcpFlavor::SACK})
+        {
+            AddTestCase(new FlavorStressTestCase(flavor,
+                                                 1000,
+                                                 10,
+                                                 0.01,
+                                                 LINK_DELAY,
+                                                 Seconds(20),
+                                                 TcpModel::NS2));
+        }
+    }
+};
+
+/// Static instance registering the suite.
+static Ns2TcpTestSuite g_ns2TcpTestSuite;

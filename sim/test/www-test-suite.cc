@@ -8,6 +8,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <map>
 #include <vector>
 
@@ -204,6 +206,58 @@ class TruncatedPoissonTestCase : public TestCase
                                       "frequency of " << k);
         }
         NS_TEST_EXPECT_MSG_EQ_TOL(sum / n, expected, 0.02, "sample mean");
+
+        // Clamped: the mass below 1 on 1, above 9 on 9, Poisson(5) in between.
+        std::vector<double> clamped;
+        double below = 0;
+        double clampedMean = 0;
+        for (uint32_t k = 0; k <= max; ++k)
+        {
+            const double p = std::exp(-mean + k * std::log(mean) - std::lgamma(k + 1.0));
+            if (k < min)
+            {
+                below += p;
+                continue;
+            }
+            clamped.push_back(k == min ? below + p : p);
+        }
+        clamped.back() = 1 - std::accumulate(clamped.begin(), clamped.end() - 1, 0.0);
+        for (uint32_t k = min; k <= max; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(
+                TruncatedPoissonRandomVariable::Probability(k,
+                                                            mean,
+                                                            min,
+                                                            max,
+                                                            TruncatedPoissonRandomVariable::CLAMP),
+                clamped[k - min],
+                1e-12,
+                "clamped P(" << k << ")");
+            clampedMean += k * clamped[k - min];
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(clampedMean, 4.952722289, 1e-9, "clamped mean, by hand");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            TruncatedPoissonRandomVariable::ExpectedValue(mean,
+                                                          min,
+                                                          max,
+                                                          TruncatedPoissonRandomVariable::CLAMP),
+            clampedMean,
+            1e-12,
+            "clamped analytic mean");
+        rv->SetAttribute("Bounds", EnumValue(TruncatedPoissonRandomVariable::CLAMP));
+        std::fill(counts.begin(), counts.end(), 0);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            ++counts[rv->GetInteger()];
+        }
+        for (uint32_t k = min; k <= max; ++k)
+        {
+            const double p = clamped[k - min];
+            NS_TEST_EXPECT_MSG_EQ_TOL(double(counts[k]) / n,
+                                      p,
+                                      FrequencyTolerance(p, n),
+                                      "clamped frequency of " << k);
+        }
     }
 };
 

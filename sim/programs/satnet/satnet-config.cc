@@ -162,6 +162,15 @@ MakeParameters()
         .SetHelp("Z of Selective Drop: above the threshold a VC's new frame is refused when it "
                  "holds more than Z x X / Na cells (X cells buffered, Na VCs with cells "
                  "buffered). Z >= Na refuses nothing, and Na <= clients.");
+    table.Add("switchModel", &Config::switchModel)
+        .SetDefault("frame")
+        .SetChoices({"frame", "cell"})
+        .SetHelp("Model of the trunk ports: frame (a frame enters the buffer whole, frames of "
+                 "different VCs never interleave, so EPD's buffer never fills in mid-frame) or "
+                 "cell (a frame's cells enter one access cell time apart and interleave with "
+                 "those of frames arriving on other ports; EPD and SD judge a frame at its "
+                 "first cell, and an admitted frame loses the cells, but its last, that find "
+                 "the buffer full).");
     table.Add("delay", &Config::delay)
         .SetMinimum(0)
         .SetMaximum(kMaxDelay)
@@ -229,6 +238,21 @@ MakeParameters()
         .SetMaximum(kMaxMinRto)
         .SetUnit("s")
         .SetHelp("Lowest retransmission timeout (ns-2's floor: two ticks).");
+    table.Add("poissonBounds", &Config::poissonBounds)
+        .SetDefault("redraw")
+        .SetChoices({"redraw", "clamp"})
+        .SetHelp("How the WWW load's \"Poisson(5) kept within 1..9\" (requests per page and "
+                 "the file size index) keeps a value outside: redraw (the distribution "
+                 "conditioned on 1..9: mean 4.846) or clamp (moved to the nearer bound: mean "
+                 "4.953).");
+    table.Add("tcpModel", &Config::tcpModel)
+        .SetDefault("ns3")
+        .SetChoices({"ns3", "ns2"})
+        .SetHelp("TCP sender of every connection: ns3 (ns-3's TcpSocketBase with the flavors' "
+                 "recovery: byte-counted windows, RTO recomputed on every new ACK) or ns2 (the "
+                 "ns-2.1b3 agents the paper ran: windows in packets, Karn backoff kept until a "
+                 "new segment is timed, one timed segment per RTT counted in tick boundaries, "
+                 "ns-2's Reno/NewReno/Sack1 recovery).");
 
     // The link sets the defaults every other flag may override.
     table.SetPreset("link", [](Config& c) {

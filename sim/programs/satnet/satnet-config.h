@@ -23,14 +23,17 @@ struct Config
 {
     std::string link;          //!< wan, meo or geo: the link preset
     std::string flavor;        //!< vanilla, reno, newreno or sack
+    std::string tcpModel;      //!< ns3 or ns2: whose TCP sender arithmetic
     std::string drop;          //!< epd, sd or tail
     std::string workload;      //!< www (the study) or bulk (one endless transfer per pair)
+    std::string poissonBounds; //!< redraw or clamp: how the load's Poisson(5) stays in 1..9
     double bufferRtt = 0;      //!< buffer in RTT x bandwidth (0 when bufferCells was given)
     uint32_t bufferCells = 0;  //!< K of the trunk ports, cells
     uint32_t clients = 0;      //!< client/server pairs
     double simTime = 0;        //!< simulated seconds
     double epdThreshold = 0;   //!< R / K
     double sdZ = 0;            //!< Z of Selective Drop
+    std::string switchModel;   //!< frame or cell: how the trunk ports buffer cells
     double delay = 0;          //!< one-way trunk delay, seconds
     double bottleneckRate = 0; //!< trunk cell rate, bit/s
     double accessRate = 0;     //!< host link cell rate, bit/s

@@ -7,6 +7,7 @@
 #include "model/fairness-metrics.h"
 #include "model/tcp-flavor-socket-factory.h"
 #include "model/tcp-flavor-socket.h"
+#include "model/truncated-poisson-random-variable.h"
 #include "model/www-client.h"
 #include "model/www-server.h"
 
@@ -14,6 +15,8 @@
 #include "ns3/buffer.h"
 #include "ns3/bulk-send-application.h"
 #include "ns3/bulk-send-helper.h"
+#include "ns3/config.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/packet-sink-helper.h"
 #include "ns3/packet-sink.h"
@@ -115,6 +118,11 @@ RunScenario(const Config& c)
 {
     DisableBufferReuse();
     const auto wallStart = std::chrono::steady_clock::now();
+    // Every Poisson draw of the WWW load (WwwClient's requests, SpecwebFileSize's index).
+    ns3::Config::SetDefault("ns3::TruncatedPoissonRandomVariable::Bounds",
+                            EnumValue(c.poissonBounds == "clamp"
+                                          ? TruncatedPoissonRandomVariable::CLAMP
+                                          : TruncatedPoissonRandomVariable::REDRAW));
     // Measured ~10% faster than the default map scheduler on this model.
     ObjectFactory scheduler;
     scheduler.SetTypeId("ns3::PriorityQueueScheduler");
@@ -130,10 +138,12 @@ RunScenario(const Config& c)
     network.dropPolicy = DropPolicy(c.drop);
     network.epdThreshold = c.epdThreshold;
     network.sdZ = c.sdZ;
+    network.switchModel = c.switchModel == "cell" ? AtmSwitchModel::CELL : AtmSwitchModel::FRAME;
     AtmDumbbellHelper atm(network);
 
     TcpParameters tcp;
     tcp.flavor = ParseTcpFlavor(c.flavor).value(); // validated by the command line
+    tcp.model = ParseTcpModel(c.tcpModel).value();
     tcp.mss = c.mss;
     tcp.windowBytes = c.window;
     tcp.initialSsthreshBytes = c.ssthresh;
@@ -197,9 +207,7 @@ RunScenario(const Config& c)
     };
     // The sender's window when its VC first loses cells at the trunk: slow-start overflow.
     FirstDropProbe probe{&connections, sender};
-    atm.GetBottleneckQueue()->TraceConnectWithoutContext(
-        "CellDrop",
-        MakeCallback(&FirstDropProbe::OnCellDrop, &probe));
+    atm.TraceBottleneckCellDrop(MakeCallback(&FirstDropProbe::OnCellDrop, &probe));
 
     Simulator::Stop(Seconds(c.simTime));
     Simulator::Run();
@@ -285,18 +293,14 @@ RunScenario(const Config& c)
         {"goodput_bps", goodput},
         {"offered_bps", offered},
     });
-    auto bottleneck = atm.GetBottleneckQueue();
-    auto reverse = atm.GetReverseQueue();
     for (auto reason : {AtmDropReason::EPD_THRESHOLD,
                         AtmDropReason::SD_SHARE,
                         AtmDropReason::BUFFER_FULL,
                         AtmDropReason::PARTIAL,
                         AtmDropReason::TAIL_DROP})
     {
-        summary.Set("frames_dropped_" + ToString(reason),
-                    bottleneck->GetDroppedFrames(reason) + reverse->GetDroppedFrames(reason));
-        summary.Set("cells_dropped_" + ToString(reason),
-                    bottleneck->GetDroppedCells(reason) + reverse->GetDroppedCells(reason));
+        summary.Set("frames_dropped_" + ToString(reason), atm.GetTrunkDroppedFrames(reason));
+        summary.Set("cells_dropped_" + ToString(reason), atm.GetTrunkDroppedCells(reason));
     }
     summary.Set("frames_lost_reassembly", atm.GetReassembly()->GetLostFrames());
     summary.Set("retransmissions", retransmissions);

@@ -1,0 +1,693 @@
+#include "model/ns2-tcp-socket.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-option-sack.h"
+#include "ns3/tcp-tx-buffer.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Ns2TcpSocket");
+NS_OBJECT_ENSURE_REGISTERED(Ns2TcpSocket);
+
+namespace
+{
+constexpr int SRTT_SHIFT = 3;        // t_srtt_ in 1/8 tick (T_SRTT_BITS)
+constexpr int RTTVAR_SHIFT = 2;      // t_rttvar_ in 1/4 tick (T_RTTVAR_BITS)
+constexpr int RTTVAR_EXP = 2;        // rto = srtt + 2^rttvar_exp_ x rttvar
+constexpr uint32_t NUM_DUPACKS = 3;  // numdupacks_
+constexpr uint32_t MAX_BACKOFF = 64; // rtt_backoff() stops doubling here
+constexpr uint32_t CLOBBER_BACKOFF = 8; // past this backoff srtt is folded into rttvar
+constexpr double MAX_CWND_BYTES = 2147483648.0; // m_tcb's 32-bit windows stay below 2^31
+} // namespace
+
+TypeId
+Ns2TcpSocket::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Ns2TcpSocket")
+            .SetParent<TcpFlavorSocket>()
+            .SetGroupName("Satnet")
+            .AddConstructor<Ns2TcpSocket>()
+            .AddAttribute("Tick",
+                          "Timer granularity (ns-2's tcpTick_): RTT samples count the tick "
+                          "boundaries between send and ACK, the RTO is whole ticks",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&Ns2TcpSocket::m_tick),
+                          MakeTimeChecker(TimeStep(1)))
+            .AddAttribute("InitialRto",
+                          "RTO before the first RTT sample (ns-2's rtxcur_init_: 6 s until "
+                          "2006, 3 s in ns-2.35)",
+                          TimeValue(Seconds(6)),
+                          MakeTimeAccessor(&Ns2TcpSocket::m_initialRto),
+                          MakeTimeChecker(TimeStep(1)))
+            .AddAttribute("TickPhase",
+                          "Phase of this socket's tick clock as a fraction of a tick, drawn "
+                          "once per socket (ns-2's boot_time_ = uniform(tcpTick_))",
+                          StringValue("ns3::UniformRandomVariable[Min=0.0|Max=1.0]"),
+                          MakePointerAccessor(&Ns2TcpSocket::m_tickPhase),
+                          MakePointerChecker<RandomVariableStream>())
+            .AddTraceSource("CongestionWindowPackets",
+                            "ns-2's cwnd_, in packets",
+                            MakeTraceSourceAccessor(&Ns2TcpSocket::m_cwnd),
+                            "ns3::TracedValueCallback::Double")
+            .AddTraceSource("Backoff",
+                            "ns-2's t_backoff_, the RTO multiplier",
+                            MakeTraceSourceAccessor(&Ns2TcpSocket::m_backoff),
+                            "ns3::TracedValueCallback::Uint32");
+    return tid;
+}
+
+TypeId
+Ns2TcpSocket::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+Ns2TcpSocket::Ns2TcpSocket()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Ns2TcpSocket::Ns2TcpSocket(const Ns2TcpSocket& sock)
+    : TcpFlavorSocket(sock),
+      m_tickPhase(sock.m_tickPhase),
+      m_tick(sock.m_tick),
+      m_initialRto(sock.m_initialRto)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+Ptr<TcpSocketBase>
+Ns2TcpSocket::Fork()
+{
+    return CopyObject<Ns2TcpSocket>(this);
+}
+
+double
+Ns2TcpSocket::GetCwndPackets() const
+{
+    return m_initialized ? m_cwnd.Get() : GetInitialCwnd();
+}
+
+uint32_t
+Ns2TcpSocket::GetSsthreshPackets() const
+{
+    return m_initialized ? m_ssthresh : GetInitialSSThresh() / GetSegSize();
+}
+
+uint32_t
+Ns2TcpSocket::GetBackoff() const
+{
+    return m_backoff;
+}
+
+uint64_t
+Ns2TcpSocket::GetRttSamples() const
+{
+    return m_rttSamples;
+}
+
+int64_t
+Ns2TcpSocket::GetLastRttTicks() const
+{
+    return m_lastRttTicks;
+}
+
+Time
+Ns2TcpSocket::GetCurrentRto() const
+{
+    // rtt_timeout(): backoff on the tick-rounded estimate, then the floors.
+    const Time rtxcur = m_initialized ? m_rtxcur : m_initialRto;
+    Time rto = rtxcur * static_cast<int64_t>(m_backoff.Get());
+    rto = Max(rto, m_minRto);
+    return Max(rto, m_tick * 2);
+}
+
+void
+Ns2TcpSocket::InitWindow()
+{
+    if (m_initialized)
+    {
+        return;
+    }
+    m_initialized = true;
+    m_cwnd = GetInitialCwnd();
+    m_ssthresh = GetInitialSSThresh() / GetSegSize();
+    m_rtxcur = m_initialRto;
+    m_bootTime = m_tick * m_tickPhase->GetValue();
+    PublishWindow();
+}
+
+uint32_t
+Ns2TcpSocket::WndPackets() const
+{
+    return std::max<uint32_t>(1, std::max(m_maxWnd, m_rWnd.Get()) / GetSegSize());
+}
+
+uint32_t
+Ns2TcpSocket::WindowPackets() const
+{
+    double cwnd = std::floor(GetCwndPackets());
+    if (GetFlavor() == TcpFlavor::RENO || GetFlavor() == TcpFlavor::NEWRENO)
+    {
+        cwnd += m_dupwnd; // RenoTcpAgent::window(): inflated in fast recovery
+    }
+    return static_cast<uint32_t>(std::min<double>(cwnd, WndPackets()));
+}
+
+SequenceNumber32
+Ns2TcpSocket::MaxSeqEnd() const
+{
+    return m_tcb->m_highTxMark;
+}
+
+bool
+Ns2TcpSocket::Recovered(SequenceNumber32 ack) const
+{
+    return !m_recoverSet || ack >= m_recoverPoint;
+}
+
+void
+Ns2TcpSocket::PublishWindow()
+{
+    const double mss = GetSegSize();
+    m_tcb->m_cWnd = static_cast<uint32_t>(std::min(m_cwnd.Get() * mss, MAX_CWND_BYTES));
+    m_tcb->m_cWndInfl =
+        static_cast<uint32_t>(std::min((m_cwnd.Get() + m_dupwnd) * mss, MAX_CWND_BYTES));
+    m_tcb->m_ssThresh = static_cast<uint32_t>(std::min(m_ssthresh * mss, MAX_CWND_BYTES));
+}
+
+uint32_t
+Ns2TcpSocket::AvailableWindow() const
+{
+    if (m_holdSend)
+    {
+        return 0;
+    }
+    const uint32_t mss = GetSegSize();
+    const SequenceNumber32 head = m_txBuffer->HeadSequence();
+    const SequenceNumber32 next = m_tcb->m_nextTxSequence;
+    const uint64_t outstanding = next > head ? static_cast<uint64_t>(next - head) : 0;
+    uint64_t window;
+    if (m_fastRecovery)
+    {
+        // Sack1: one more segment while pipe < cwnd, new data up to wnd_ past the ACK.
+        if (m_pipe >= static_cast<int64_t>(GetCwndPackets()))
+        {
+            return 0;
+        }
+        window = std::min<uint64_t>(outstanding + mss, uint64_t{WndPackets()} * mss);
+    }
+    else
+    {
+        window = uint64_t{WindowPackets()} * mss;
+    }
+    // ns-3's receiver really has a buffer of m_rWnd bytes: never send past it.
+    window = std::min<uint64_t>(window, m_rWnd.Get());
+    return window > outstanding ? static_cast<uint32_t>(window - outstanding) : 0;
+}
+
+void
+Ns2TcpSocket::EstimateRtt(const TcpHeader& tcpHeader)
+{
+    // Samples are taken in ProcessAck (one timed segment); only forget the send history.
+    const SequenceNumber32 ack = tcpHeader.GetAckNumber();
+    while (!m_history.empty() && m_history.front().seq + m_history.front().count <= ack)
+    {
+        m_history.pop_front();
+    }
+}
+
+uint32_t
+Ns2TcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
+{
+    InitWindow();
+    m_rto = GetCurrentRto(); // the base class starts the timer with it when none runs
+    const bool isNew = seq >= m_tcb->m_highTxMark;
+    const uint32_t size = TcpFlavorSocket::SendDataPacket(seq, maxSize, withAck);
+    if (size > 0 && m_fastRecovery && !m_directOutput)
+    {
+        ++m_pipe;
+    }
+    if (isNew && size > 0 && !m_rttActive)
+    {
+        // output(): time this segment unless one is being timed already.
+        m_rttActive = true;
+        if (!m_rttEndSet || seq >= m_rttEnd)
+        {
+            m_rttEnd = seq + size;
+            m_rttEndSet = true;
+            m_rttSent = Simulator::Now();
+        }
+    }
+    return size;
+}
+
+void
+Ns2TcpSocket::RttUpdate()
+{
+    // Tick boundaries crossed since the send: floor((now + boot) / tick) - floor((sent + boot) /
+    // tick), i.e. ns-2's int((tao + fmod(sendtime + boot_time_, tick)) / tick).
+    const int64_t tick = m_tick.GetTimeStep();
+    const int64_t sentTick = (m_rttSent + m_bootTime).GetTimeStep() / tick;
+    const int64_t nowTick = (Simulator::Now() + m_bootTime).GetTimeStep() / tick;
+    const int64_t ticks = std::max<int64_t>(1, nowTick - sentTick);
+    m_lastRttTicks = ticks;
+    ++m_rttSamples;
+    if (m_srtt8 != 0)
+    {
+        int64_t delta = ticks - (m_srtt8 >> SRTT_SHIFT);
+        m_srtt8 = std::max<int64_t>(1, m_srtt8 + delta);
+        delta = std::abs(delta) - (m_rttvar4 >> RTTVAR_SHIFT);
+        m_rttvar4 = std::max<int64_t>(1, m_rttvar4 + delta);
+    }
+    else
+    {
+        m_srtt8 = ticks << SRTT_SHIFT;
+        m_rttvar4 = ticks << (RTTVAR_SHIFT - 1);
+    }
+    m_rtxcur =
+        m_tick * (((m_rttvar4 << (RTTVAR_EXP + SRTT_SHIFT - RTTVAR_SHIFT)) + m_srtt8) >> SRTT_SHIFT);
+    m_tcb->m_srtt = m_tick * (m_srtt8 >> SRTT_SHIFT);
+    m_tcb->m_lastRtt = Simulator::Now() - m_rttSent;
+    NS_LOG_DEBUG("RTT sample " << ticks << " ticks, srtt " << m_srtt8 << "/8, rttvar " << m_rttvar4
+                               << "/4, rtxcur " << m_rtxcur.As(Time::MS));
+}
+
+void
+Ns2TcpSocket::RttBackoff()
+{
+    if (m_backoff < MAX_BACKOFF)
+    {
+        m_backoff = m_backoff * 2;
+    }
+    if (m_backoff > CLOBBER_BACKOFF)
+    {
+        m_rttvar4 += m_srtt8 >> SRTT_SHIFT;
+        m_srtt8 = 0;
+    }
+}
+
+void
+Ns2TcpSocket::SetRtxTimer()
+{
+    m_rto = GetCurrentRto();
+    m_retxEvent.Cancel();
+    m_retxEvent = Simulator::Schedule(m_rto, &Ns2TcpSocket::ReTxTimeout, this);
+}
+
+void
+Ns2TcpSocket::ResetRtxTimer(bool backoff)
+{
+    if (backoff)
+    {
+        RttBackoff();
+    }
+    SetRtxTimer();
+    m_rttActive = false;
+}
+
+void
+Ns2TcpSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
+{
+    // The base class's bookkeeping without its RTO recomputation (which would end the backoff).
+    TcpSocketBase::NewAck(seq, false);
+    if (!resetRTO || m_state == SYN_RCVD)
+    {
+        return;
+    }
+    // newtimer(): restart while anything sent is unacknowledged.
+    if (MaxSeqEnd() > seq)
+    {
+        SetRtxTimer();
+    }
+    else
+    {
+        m_retxEvent.Cancel();
+    }
+}
+
+void
+Ns2TcpSocket::Ns2NewAck(SequenceNumber32 ack)
+{
+    // 2.1b3 order: the timer first (with the old backoff), then the RTT sample.
+    NewAck(ack, true);
+    m_dupacks = 0;
+    if (m_rttActive && ack >= m_rttEnd)
+    {
+        m_backoff = 1; // Karn: only a segment first sent after the timeout gets here
+        m_rttActive = false;
+        RttUpdate();
+    }
+}
+
+void
+Ns2TcpSocket::OpenCwnd()
+{
+    if (m_cwnd < m_ssthresh)
+    {
+        m_cwnd = m_cwnd + 1;
+    }
+    else
+    {
+        m_cwnd = m_cwnd + 1.0 / m_cwnd;
+    }
+}
+
+void
+Ns2TcpSocket::RecvNewAck(SequenceNumber32 ack)
+{
+    Ns2NewAck(ack);
+    OpenCwnd();
+    m_tcb->m_congState = TcpSocketState::CA_OPEN;
+}
+
+void
+Ns2TcpSocket::Slowdown(double cwnd)
+{
+    const uint32_t halfWindow = WindowPackets() / 2;
+    m_ssthresh = std::max<uint32_t>(halfWindow, 2);
+    m_cwnd = std::max(1.0, cwnd > 0 ? cwnd : static_cast<double>(halfWindow));
+    NS_LOG_DEBUG("slowdown: ssthresh " << m_ssthresh << " cwnd " << m_cwnd);
+}
+
+void
+Ns2TcpSocket::RetransmitHead()
+{
+    m_directOutput = true;
+    SendDataPacket(m_txBuffer->HeadSequence(), GetSegSize(), true);
+    m_directOutput = false;
+}
+
+void
+Ns2TcpSocket::SendOneNew()
+{
+    const SequenceNumber32 seq = m_tcb->m_nextTxSequence;
+    const SequenceNumber32 limit = m_txBuffer->HeadSequence() + m_rWnd.Get();
+    const uint32_t size = std::min(GetSegSize(), m_txBuffer->SizeFromSequence(seq));
+    if (size == 0 || seq + size > limit)
+    {
+        return; // nothing queued, or past the receiver's buffer
+    }
+    m_directOutput = true;
+    m_tcb->m_nextTxSequence += SendDataPacket(seq, size, true);
+    m_directOutput = false;
+}
+
+void
+Ns2TcpSocket::DupAckAction()
+{
+    const SequenceNumber32 head = m_txBuffer->HeadSequence();
+    // bug_fix_: no second fast retransmit for losses of the same window (Reno: unless still
+    // in that recovery).
+    const bool allowed =
+        Recovered(head) || (GetFlavor() == TcpFlavor::RENO && m_lastAction == CwndAction::DUPACK);
+    if (!allowed)
+    {
+        return;
+    }
+    m_recoverPoint = MaxSeqEnd();
+    m_recoverSet = true;
+    m_lastAction = CwndAction::DUPACK;
+    if (GetFlavor() == TcpFlavor::SACK)
+    {
+        m_pipe = static_cast<int64_t>(m_cwnd.Get()) - NUM_DUPACKS;
+    }
+    Slowdown(0);
+    ResetRtxTimer(false);
+    if (GetFlavor() == TcpFlavor::SACK)
+    {
+        m_fastRecovery = true;
+        m_scoreboard.MarkRetransmitted(head, GetSegSize());
+    }
+    RetransmitHead();
+    m_fastRetransmits = m_fastRetransmits + 1;
+    m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
+}
+
+void
+Ns2TcpSocket::OnDupAck(SequenceNumber32 ack)
+{
+    switch (GetFlavor())
+    {
+    case TcpFlavor::VANILLA:
+        ++m_dupacks; // the study's Vanilla has no fast retransmit
+        break;
+    case TcpFlavor::RENO:
+    case TcpFlavor::NEWRENO:
+        if (++m_dupacks == NUM_DUPACKS)
+        {
+            DupAckAction();
+            m_dupwnd = NUM_DUPACKS; // also when bug_fix_ refused (no exitFastRetrans_ in 2.1b3)
+        }
+        else if (m_dupacks > NUM_DUPACKS)
+        {
+            ++m_dupwnd;
+            // newreno_changes_: one new segment for every two duplicate ACKs.
+            if (GetFlavor() == TcpFlavor::NEWRENO && m_dupacks % 2 == 1)
+            {
+                SendOneNew();
+            }
+        }
+        break;
+    case TcpFlavor::SACK:
+        if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) &&
+            ++m_dupacks == NUM_DUPACKS)
+        {
+            DupAckAction();
+        }
+        break;
+    }
+}
+
+void
+Ns2TcpSocket::SackRecoveryAck(SequenceNumber32 ack, SequenceNumber32 oldHead)
+{
+    --m_pipe;
+    if (ack >= m_recoverPoint)
+    {
+        m_fastRecovery = false;
+        Ns2NewAck(ack); // newack() only: cwnd stays halved for this ACK
+        m_afterTimeout = false;
+        m_scoreboard.Clear();
+        m_tcb->m_congState = TcpSocketState::CA_OPEN;
+    }
+    else if (ack > oldHead)
+    {
+        --m_pipe;
+        m_scoreboard.Update(ack, m_ackSackBlocks);
+        m_backoff = 1;
+        NewAck(ack, true);
+    }
+    else if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) && m_dupacks > 0)
+    {
+        ++m_dupacks;
+    }
+    SendHoles();
+}
+
+void
+Ns2TcpSocket::SendHoles()
+{
+    const uint32_t mss = GetSegSize();
+    while (m_fastRecovery && m_pipe < static_cast<int64_t>(m_cwnd.Get()))
+    {
+        const SequenceNumber32 head = m_txBuffer->HeadSequence();
+        const auto hole = m_scoreboard.NextHole(head, mss);
+        if (!hole || hole->first >= head + WndPackets() * mss)
+        {
+            return;
+        }
+        m_scoreboard.MarkRetransmitted(hole->first, hole->second);
+        SendDataPacket(hole->first, hole->second, true);
+    }
+}
+
+void
+Ns2TcpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+{
+    m_ackSackBlocks.clear();
+    if (GetFlavor() != TcpFlavor::SACK || !tcpHeader.HasOption(TcpOption::SACK))
+    {
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        m_holdSend = false;
+        return;
+    }
+    // The SACK blocks go to ns-2's scoreboard only: ns-3's would mark holes lost and resend
+    // them on its own (RFC 6675's NextSeg) whenever the window opens.
+    m_ackSackBlocks =
+        DynamicCast<const TcpOptionSack>(tcpHeader.GetOption(TcpOption::SACK))->GetSackList();
+    TcpHeader withoutSack;
+    withoutSack.SetSourcePort(tcpHeader.GetSourcePort());
+    withoutSack.SetDestinationPort(tcpHeader.GetDestinationPort());
+    withoutSack.SetSequenceNumber(tcpHeader.GetSequenceNumber());
+    withoutSack.SetAckNumber(tcpHeader.GetAckNumber());
+    withoutSack.SetFlags(tcpHeader.GetFlags());
+    withoutSack.SetWindowSize(tcpHeader.GetWindowSize());
+    withoutSack.SetUrgentPointer(tcpHeader.GetUrgentPointer());
+    for (const Ptr<const TcpOption>& option : tcpHeader.GetOptionList())
+    {
+        if (option->GetKind() != TcpOption::SACK)
+        {
+            withoutSack.AppendOption(option);
+        }
+    }
+    TcpSocketBase::ReceivedAck(packet, withoutSack);
+    m_holdSend = false;
+}
+
+void
+Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
+                         bool /* scoreboardUpdated */,
+                         uint32_t /* currentDelivered */,
+                         const SequenceNumber32& oldHeadSequence,
+                         bool receivedData)
+{
+    NS_LOG_FUNCTION(this << ackNumber << oldHeadSequence);
+    InitWindow();
+    m_maxWnd = std::max(m_maxWnd, m_rWnd.Get());
+    m_tcb->m_lastAckedSeq = ackNumber;
+    if (ackNumber == oldHeadSequence && ackNumber > m_tcb->m_highTxMark)
+    {
+        m_tcb->m_nextTxSequence = ackNumber; // ACK of our FIN
+        return;
+    }
+    const TcpFlavor flavor = GetFlavor();
+    const bool isDupAck =
+        ackNumber == oldHeadSequence && ackNumber < m_tcb->m_highTxMark && !receivedData;
+    if (flavor == TcpFlavor::SACK && m_fastRecovery)
+    {
+        if (ackNumber > oldHeadSequence || isDupAck)
+        {
+            SackRecoveryAck(ackNumber, oldHeadSequence);
+        }
+    }
+    else if (ackNumber > oldHeadSequence)
+    {
+        switch (flavor)
+        {
+        case TcpFlavor::VANILLA:
+            RecvNewAck(ackNumber);
+            break;
+        case TcpFlavor::RENO:
+            // Any new ACK ends fast recovery: the window deflates to cwnd (= ssthresh).
+            if (m_lastAction == CwndAction::DUPACK)
+            {
+                m_lastAction = CwndAction::EXITED;
+            }
+            m_dupwnd = 0;
+            RecvNewAck(ackNumber);
+            break;
+        case TcpFlavor::NEWRENO:
+            if (Recovered(ackNumber) || m_lastAction != CwndAction::DUPACK)
+            {
+                if (m_dupwnd > 0)
+                {
+                    m_dupwnd = 0;
+                    if (m_lastAction == CwndAction::DUPACK)
+                    {
+                        m_lastAction = CwndAction::EXITED;
+                    }
+                }
+                RecvNewAck(ackNumber);
+            }
+            else
+            {
+                // Partial ACK (partialnewack_helper): restart the timer, deflate, resend the
+                // next hole; dupacks_ is kept, so nothing else is sent on this ACK.
+                m_dupwnd = 0;
+                NewAck(ackNumber, true);
+                if (m_rttActive && ackNumber >= m_rttEnd)
+                {
+                    m_rttActive = false;
+                    m_backoff = 1;
+                }
+                RetransmitHead();
+            }
+            break;
+        case TcpFlavor::SACK:
+            RecvNewAck(ackNumber);
+            m_afterTimeout = false;
+            m_scoreboard.Clear();
+            break;
+        }
+    }
+    else if (isDupAck)
+    {
+        OnDupAck(ackNumber);
+    }
+
+    // Which ACKs call send_much(): Tahoe all, Reno all but the 1st and 2nd duplicate,
+    // NewReno (newreno_changes_) and Sack1 outside recovery only those that reset dupacks_.
+    switch (flavor)
+    {
+    case TcpFlavor::VANILLA:
+        m_holdSend = false;
+        break;
+    case TcpFlavor::RENO:
+        m_holdSend = m_dupacks > 0 && m_dupacks < NUM_DUPACKS;
+        break;
+    case TcpFlavor::NEWRENO:
+        m_holdSend = m_dupacks > 0;
+        break;
+    case TcpFlavor::SACK:
+        m_holdSend = !m_fastRecovery && m_dupacks > 0;
+        break;
+    }
+    PublishWindow();
+}
+
+void
+Ns2TcpSocket::ReTxTimeout()
+{
+    NS_LOG_FUNCTION(this);
+    const bool handledByBase = m_state == CLOSED || m_state == TIME_WAIT ||
+                               m_state == SYN_SENT || m_txBuffer->Size() == 0;
+    if (handledByBase)
+    {
+        TcpSocketBase::ReTxTimeout(); // SYN, FIN or nothing to do
+        return;
+    }
+    InitWindow();
+    const SequenceNumber32 head = m_txBuffer->HeadSequence();
+    if (MaxSeqEnd() > head)
+    {
+        m_timeouts = m_timeouts + 1;
+        m_dupwnd = 0;
+        if (GetFlavor() == TcpFlavor::RENO || GetFlavor() == TcpFlavor::NEWRENO)
+        {
+            m_dupacks = 0;
+        }
+        m_recoverPoint = MaxSeqEnd();
+        m_recoverSet = true;
+        m_lastAction = CwndAction::TIMEOUT;
+        Slowdown(1); // CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART
+        if (GetFlavor() == TcpFlavor::SACK)
+        {
+            m_fastRecovery = false;
+            m_afterTimeout = true;
+            m_scoreboard.Clear();
+        }
+        m_tcb->m_congState = TcpSocketState::CA_LOSS;
+    }
+    ResetRtxTimer(true);
+    // Go-back-N (t_seqno_ = highest_ack_ + 1): everything sent is sent again, in order.
+    m_txBuffer->SetSentListLost(true);
+    m_tcb->m_nextTxSequence = head;
+    m_holdSend = false;
+    PublishWindow();
+    NS_LOG_DEBUG("timeout: backoff " << m_backoff << ", rto " << m_rto.Get().As(Time::MS)
+                                     << ", ssthresh " << m_ssthresh);
+    SendPendingData(m_connected);
+}
+
+} // namespace ns3

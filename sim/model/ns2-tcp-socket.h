@@ -1,0 +1,192 @@
+/*
+ * A TCP sender that behaves as ns-2.1b3's TCP agents (Tahoe, Reno, NewReno, Sack1).
+ */
+#ifndef SATNET_NS2_TCP_SOCKET_H
+#define SATNET_NS2_TCP_SOCKET_H
+
+#include "model/ns2-sack-scoreboard.h"
+#include "model/tcp-flavor-socket.h"
+
+#include "ns3/random-variable-stream.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * @brief TcpFlavorSocket whose sender follows ns-2.1b3's one-way TCP agents.
+ *
+ * Why a subclass and not an attribute of TcpFlavorSocket: the ns-2 sender replaces ns-3's ACK
+ * processing, timer and window arithmetic as a whole (ProcessAck, NewAck, ReTxTimeout,
+ * EstimateRtt, AvailableWindow), so an attribute would put a branch into every one of those
+ * functions of TcpFlavorSocket; as a separate class the ns-3 model keeps its code, and so its
+ * results, untouched. ns-3 still provides the connection (handshake, buffers, receiver, SACK
+ * generation, sending bytes); TcpFlavorSocket provides the flavor, the counters and Fork().
+ *
+ * The sender (ns-2 source places in sim/README.md, "The ns2 TCP model"):
+ * - Timer (tcp.cc): one segment timed at a time (rtt_active_/rtt_seq_), only new data; a sample
+ *   counts the tick boundaries between send and ACK (rtt_update(), with a per-socket random
+ *   tick phase, boot_time_); srtt/rttvar in 1/8 and 1/4 ticks; RTO = floor(srtt + 4 rttvar)
+ *   ticks x backoff, at least MinRto; a timeout doubles the backoff (at most 64; past 8 srtt is
+ *   folded into rttvar) and the backoff returns to 1 only when a timed segment, i.e. one first
+ *   sent after the timeout, is acknowledged (Karn). A new ACK restarts the timer while data is
+ *   outstanding (newtimer(), before the RTT update as in 2.1b3).
+ * - Window (tcp.cc opencwnd/slowdown): cwnd in packets, +1 per new ACK below ssthresh, else
+ *   +1/cwnd, whatever the bytes acknowledged; window = min(floor(cwnd), wnd) packets, wnd the
+ *   largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
+ *   A timeout sets cwnd = 1 and resends from the first unacknowledged segment (go-back-N).
+ * - VANILLA (Agent/TCP with fast retransmit off, as the study's Vanilla): timeouts only.
+ * - RENO (tcp-reno.cc): the 3rd duplicate ACK halves (cwnd = ssthresh = window/2), retransmits
+ *   and inflates the window by 3 + one per further duplicate ACK; any new ACK ends recovery.
+ *   bug_fix_: no new fast retransmit before the ACK passes the highest sequence sent at the
+ *   last one (or timeout). Duplicate ACKs also inflate outside recovery (no exitFastRetrans_).
+ * - NEWRENO (tcp-newreno.cc with newreno_changes_ = 1, newreno_changes1_ = 0): as Reno, but a
+ *   partial ACK retransmits the next segment, restarts the timer and deflates the window to
+ *   cwnd; it stays in recovery until the recovery point is acknowledged; in recovery one new
+ *   segment goes out for every two duplicate ACKs and nothing else.
+ * - SACK (tcp-sack1.cc, scoreboard.cc): on the 3rd duplicate ACK that SACKs new data: pipe =
+ *   cwnd - 3, halve, retransmit the first hole; in recovery every ACK takes one off pipe, a
+ *   partial ACK two (and restarts the timer); while pipe < cwnd, holes first, then new data;
+ *   recovery ends when the recovery point is acknowledged; a timeout clears the scoreboard and
+ *   ignores duplicate ACKs until the next new ACK.
+ */
+class Ns2TcpSocket : public TcpFlavorSocket
+{
+  public:
+    /// @return the object TypeId
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+
+    Ns2TcpSocket();
+    /**
+     * Copy used by Fork(): same configuration, fresh sender state.
+     * @param sock socket to copy
+     */
+    Ns2TcpSocket(const Ns2TcpSocket& sock);
+
+    /// @return the congestion window, packets (ns-2's cwnd_)
+    double GetCwndPackets() const;
+    /// @return the slow-start threshold, packets (ns-2's ssthresh_)
+    uint32_t GetSsthreshPackets() const;
+    /// @return the timer backoff multiplier (ns-2's t_backoff_)
+    uint32_t GetBackoff() const;
+    /// @return the retransmission timeout a timer started now would get (rtt_timeout())
+    Time GetCurrentRto() const;
+    uint64_t GetRttSamples() const override;
+    /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
+    int64_t GetLastRttTicks() const;
+
+  protected:
+    Ptr<TcpSocketBase> Fork() override;
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
+    void ProcessAck(const SequenceNumber32& ackNumber,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHeadSequence,
+                    bool receivedData) override;
+    void NewAck(const SequenceNumber32& seq, bool resetRTO) override;
+    void ReTxTimeout() override;
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
+    void EstimateRtt(const TcpHeader& tcpHeader) override;
+    uint32_t AvailableWindow() const override;
+
+  private:
+    /// ns-2's last_cwnd_action_ (the values that matter here).
+    enum class CwndAction
+    {
+        NONE,    ///< no reduction yet
+        DUPACK,  ///< fast retransmit (in recovery)
+        TIMEOUT, ///< retransmission timeout
+        EXITED,  ///< left fast recovery
+    };
+
+    /// Sets the initial window and threshold from the attributes, once.
+    void InitWindow();
+    /// @return ns-2's window(): min(floor(cwnd) (+ inflation), wnd) packets
+    uint32_t WindowPackets() const;
+    /// @return the receiver's window in packets (ns-2's wnd_)
+    uint32_t WndPackets() const;
+    /// @return highest sequence sent so far, i.e. maxseq_ + 1 in bytes
+    SequenceNumber32 MaxSeqEnd() const;
+    /// @param ack a cumulative ACK: @return true when it passed the last recovery point
+    bool Recovered(SequenceNumber32 ack) const;
+
+    /// New ACK outside recovery (recv_newack_helper): newack() then opencwnd().
+    void RecvNewAck(SequenceNumber32 ack);
+    /// ns-2's newack(): timer, dupacks, RTT sample, backoff.
+    void Ns2NewAck(SequenceNumber32 ack);
+    /// ns-2's opencwnd().
+    void OpenCwnd();
+    /**
+     * ns-2's slowdown(CLOSE_SSTHRESH_HALF | ...): ssthresh = max(floor(window / 2), 2).
+     * @param cwnd the congestion window afterwards, packets (0: the halved window)
+     */
+    void Slowdown(double cwnd);
+    /// ns-2's rtt_update(): a sample of the timed segment, counted in tick boundaries.
+    void RttUpdate();
+    /// ns-2's rtt_backoff().
+    void RttBackoff();
+    /// (Re)starts the retransmission timer with the current RTO (set_rtx_timer()).
+    void SetRtxTimer();
+    /**
+     * ns-2's reset_rtx_timer(mild, backoff) without the go-back-N part.
+     * @param backoff double the backoff first
+     */
+    void ResetRtxTimer(bool backoff);
+    /// Publishes cwnd/ssthresh in bytes on m_tcb (for traces and GetCongestionWindow()).
+    void PublishWindow();
+    /// ns-2's dupack_action() of the flavor, on the 3rd duplicate ACK.
+    void DupAckAction();
+    /// Handles a duplicate ACK.
+    void OnDupAck(SequenceNumber32 ack);
+    /// Sack1's recv() while in fast recovery.
+    void SackRecoveryAck(SequenceNumber32 ack, SequenceNumber32 oldHead);
+    /// Sends SACK holes while pipe < cwnd (the first part of Sack1's send_much()).
+    void SendHoles();
+    /// Retransmits the first unacknowledged segment (output(last_ack_ + 1)).
+    void RetransmitHead();
+    /// Sends one segment of new data regardless of cwnd (NewReno's output(t_seqno_++)).
+    void SendOneNew();
+
+    Ptr<RandomVariableStream> m_tickPhase; ///< boot_time_ as a fraction of a tick
+    Time m_tick;                           ///< tcp_tick_
+    Time m_initialRto;                     ///< rtxcur_init_
+
+    bool m_initialized{false};  ///< window state set from the attributes
+    TracedValue<double> m_cwnd{1}; ///< cwnd_, packets
+    uint32_t m_ssthresh{2};     ///< ssthresh_, packets
+    uint32_t m_maxWnd{0};       ///< largest window the peer advertised, bytes
+    uint32_t m_dupacks{0};      ///< dupacks_
+    uint32_t m_dupwnd{0};       ///< dupwnd_: window inflation in fast recovery, packets
+    CwndAction m_lastAction{CwndAction::NONE};   ///< last_cwnd_action_
+    bool m_recoverSet{false};                    ///< m_recoverPoint set
+    SequenceNumber32 m_recoverPoint{0};          ///< recover_ + 1 packet, bytes
+    bool m_holdSend{false};                      ///< this ACK does not call send_much()
+
+    // Timer (tcp.cc)
+    Time m_bootTime;           ///< tick phase of this socket (boot_time_)
+    bool m_bootTimeDrawn{false}; ///< m_bootTime drawn
+    bool m_rttActive{false};   ///< rtt_active_: a segment is being timed
+    SequenceNumber32 m_rttEnd{0}; ///< end of the timed segment (rtt_seq_)
+    bool m_rttEndSet{false};   ///< m_rttEnd valid
+    Time m_rttSent;            ///< rtt_ts_: when the timed segment was sent
+    int64_t m_srtt8{0};        ///< t_srtt_, 1/8 tick
+    int64_t m_rttvar4{0};      ///< t_rttvar_, 1/4 tick
+    int64_t m_lastRttTicks{0}; ///< t_rtt_
+    Time m_rtxcur;             ///< t_rtxcur_
+    TracedValue<uint32_t> m_backoff{1}; ///< t_backoff_
+    uint64_t m_rttSamples{0};  ///< samples taken
+
+    // Sack1
+    Ns2SackScoreboard m_scoreboard; ///< scb_
+    bool m_fastRecovery{false};     ///< fastrecov_
+    bool m_afterTimeout{false};     ///< timeout_: duplicate ACKs ignored
+    int64_t m_pipe{0};              ///< pipe_, packets
+    TcpOptionSack::SackList m_ackSackBlocks; ///< SACK blocks of the ACK being processed
+    bool m_directOutput{false};     ///< sending outside send_much() (no pipe_ increment)
+};
+
+} // namespace ns3
+
+#endif // SATNET_NS2_TCP_SOCKET_H
