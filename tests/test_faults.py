@@ -428,14 +428,16 @@ SLOW = TOY.replace("[0.3, 0.6]", "[0.3, 0.5, 0.7, 0.9]\n  service: [exp, det]").
 )  # 8 runs of ~1.5 s
 
 
-def start_run(design: Path, results: Path) -> subprocess.Popen:
-    """`satsweep run` in a session of its own; what it says goes to ``<results>.err``."""
+def start_run(design: Path, results: Path, background: bool = False) -> subprocess.Popen:
+    """`satsweep run` in a session of its own; what it says goes to ``<results>.err``.
+    ``background``: with SIGINT ignored, as a shell's `cmd &` or nohup starts it."""
     results.parent.mkdir(parents=True, exist_ok=True)
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
     with open(f"{results}.err", "w") as err:  # a file: a full pipe would stall it
         return subprocess.Popen(
             [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results",
              str(results), "--cores", "2"],
-            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, preexec_fn=ignore,
         )  # fmt: skip
 
 
@@ -459,13 +461,18 @@ def processes_of(session: int) -> list[int]:
     return alive
 
 
-def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("background", "stop"),
+    [(False, signal.SIGINT), (True, signal.SIGTERM)],
+    ids=["ctrl-c", "kill of a run started with cmd &"],
+)
+def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys, background, stop):
     design = tmp_path / "slow.yaml"
     design.write_text(SLOW.format(program=MM1))
     results = tmp_path / "results"
-    proc = start_run(design, results)
+    proc = start_run(design, results, background)
     wait_for_runs(results / "toy", 3)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     proc.wait(timeout=60)
     err = Path(f"{results}.err").read_text()
     assert proc.returncode == 130, err

@@ -163,6 +163,9 @@ def _lock(store_dir: Path) -> Iterator[None]:
 def _die_with_parent() -> None:  # in the child, before exec: SIGTERM when satsweep dies
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    # A satsweep started in the background (`cmd &`, nohup, some batch systems) inherits SIGINT
+    # ignored, and so would Snakemake: it must still stop on the SIGINT satsweep sends it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 #: Snakemake executor plugins installed apart from site-packages (setup.sh), one directory per
