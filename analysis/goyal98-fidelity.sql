@@ -4,9 +4,11 @@
 --   satsweep sql --study goyal98-fidelity --table paper=analysis/reference/goyal98-wan.csv \
 --       "$(cat analysis/goyal98-fidelity.sql)"
 --
--- Per combination of tcpModel, switchModel and poissonBounds: the mean over the 24 cells
--- (flavor x drop x bufferRtt, each the mean of its replications) of efficiency and fairness,
--- and the cells' RMS and largest difference from the paper's; the paper's own means last.
+-- Each cell (flavor x drop x bufferRtt) is the mean of its replications. Rows: every
+-- combination of tcpModel, switchModel and poissonBounds, then each level of one choice with the
+-- other two pooled ('*': the difference between a choice's two rows is its effect), then all
+-- runs, then the paper. Columns: the mean over the cells of efficiency and fairness, and the RMS
+-- and largest difference of the cells from the paper's.
 WITH cells AS (
     SELECT tcpModel, switchModel, poissonBounds, flavor, "drop", bufferRtt,
            avg(efficiency) AS efficiency, avg(fairness) AS fairness, count(*) AS runs
@@ -18,18 +20,25 @@ WITH cells AS (
     JOIN paper p
       ON lower(p.flavor) = c.flavor AND lower(p."drop") = c."drop" AND p.buffer = c.bufferRtt
 )
-SELECT tcpModel, switchModel, poissonBounds,
-       count(*) AS cells,
-       sum(runs) AS runs,
-       round(avg(efficiency), 3) AS efficiency,
-       round(avg(fairness), 3) AS fairness,
-       round(sqrt(avg(efficiency_gap * efficiency_gap)), 3) AS rms_efficiency_gap,
-       round(max(abs(efficiency_gap)), 3) AS worst_efficiency_gap,
-       round(sqrt(avg(fairness_gap * fairness_gap)), 3) AS rms_fairness_gap
-FROM compared
-GROUP BY ALL
-UNION ALL
-SELECT 'paper', NULL, NULL, count(*), NULL, round(avg(efficiency), 3), round(avg(fairness), 3),
-       NULL, NULL, NULL
-FROM paper
-ORDER BY tcpModel = 'paper', tcpModel, switchModel, poissonBounds
+SELECT * FROM (
+    SELECT coalesce(tcpModel, '*') AS tcpModel,
+           coalesce(switchModel, '*') AS switchModel,
+           coalesce(poissonBounds, '*') AS poissonBounds,
+           count(*) AS cells,
+           sum(runs) AS runs,
+           round(avg(efficiency), 3) AS efficiency,
+           round(avg(fairness), 3) AS fairness,
+           round(sqrt(avg(efficiency_gap * efficiency_gap)), 3) AS rms_efficiency_gap,
+           round(max(abs(efficiency_gap)), 3) AS worst_efficiency_gap,
+           round(sqrt(avg(fairness_gap * fairness_gap)), 3) AS rms_fairness_gap,
+           grouping(tcpModel, switchModel, poissonBounds) AS pooled
+    FROM compared
+    GROUP BY GROUPING SETS (
+        (tcpModel, switchModel, poissonBounds), (tcpModel), (switchModel), (poissonBounds), ()
+    )
+    UNION ALL
+    SELECT 'paper', '', '', count(*), NULL, round(avg(efficiency), 3), round(avg(fairness), 3),
+           NULL, NULL, NULL, 8
+    FROM paper
+)
+ORDER BY pooled = 8, bit_count(pooled), pooled DESC, tcpModel, switchModel, poissonBounds

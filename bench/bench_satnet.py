@@ -4,7 +4,8 @@
 
 Prints, per configuration, wall seconds, events executed, events per second and peak resident
 memory of the satnet process (from the kernel's rusage of the child, not satnet's own report).
-Targets on the 2-core reference machine: WAN <= 40 s, GEO <= 8 s, peak memory <= 200 MB.
+Targets on the 2-core reference machine: WAN <= 60 s (issue 11: the cell-interleaving trunk port
+and ns-2 senders, the defaults, may cost that much), GEO <= 8 s, peak memory <= 200 MB.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from satsweep.engine import Program
 
 REPO = Path(__file__).resolve().parent.parent
 
-TARGETS = {"wan": 40.0, "meo": 8.0, "geo": 8.0}
+TARGETS = {"wan": 60.0, "meo": 8.0, "geo": 8.0}
 MEMORY_TARGET_MB = 200.0
 
 

@@ -163,7 +163,7 @@ MakeParameters()
                  "holds more than Z x X / Na cells (X cells buffered, Na VCs with cells "
                  "buffered). Z >= Na refuses nothing, and Na <= clients.");
     table.Add("switchModel", &Config::switchModel)
-        .SetDefault("frame")
+        .SetDefault("cell")
         .SetChoices({"frame", "cell"})
         .SetHelp("Model of the trunk ports: frame (a frame enters the buffer whole, frames of "
                  "different VCs never interleave, so EPD's buffer never fills in mid-frame) or "
@@ -239,14 +239,14 @@ MakeParameters()
         .SetUnit("s")
         .SetHelp("Lowest retransmission timeout (ns-2's floor: two ticks).");
     table.Add("poissonBounds", &Config::poissonBounds)
-        .SetDefault("redraw")
+        .SetDefault("clamp")
         .SetChoices({"redraw", "clamp"})
         .SetHelp("How the WWW load's \"Poisson(5) kept within 1..9\" (requests per page and "
                  "the file size index) keeps a value outside: redraw (the distribution "
                  "conditioned on 1..9: mean 4.846) or clamp (moved to the nearer bound: mean "
                  "4.953).");
     table.Add("tcpModel", &Config::tcpModel)
-        .SetDefault("ns3")
+        .SetDefault("ns2")
         .SetChoices({"ns3", "ns2"})
         .SetHelp("TCP sender of every connection: ns3 (ns-3's TcpSocketBase with the flavors' "
                  "recovery: byte-counted windows, RTO recomputed on every new ACK) or ns2 (the "
