@@ -4,6 +4,7 @@ the --describe cache, checking results. Small programs written here, no simulato
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -120,17 +121,30 @@ def test_a_describe_that_breaks_the_contract_is_refused(tmp_path, change, words)
     assert "--describe" in str(error.value) and words in str(error.value), str(error.value)
 
 
-def test_describe_is_asked_once_per_binary(tmp_path):
-    path = toy(tmp_path, DESCRIBE)
-    Program.at(path)
+def test_describe_is_asked_once_per_binary_and_once_per_process_of_a_script(tmp_path, satnet):
+    """A binary's --describe is cached by its hash; a script's is not (a wrapper keeps its
+    hash when the program it runs is rebuilt)."""
+    binary = tmp_path / "satnet"
+    shutil.copy2(satnet.path, binary)
+    cache = tmp_path / "cache" / "satsweep" / "describe"
+    first = Program.at(binary)
+    cached = cache / f"{first.sha256}.json"
+    assert cached.is_file()
+    marked = first.description.model_copy(update={"version": "from the cache"})
+    cached.write_text(marked.model_dump_json())
     program_module._description.cache_clear()  # a new process: only the file cache is left
     program_module._identity.cache_clear()
-    Program.at(path)
+    assert Program.at(binary).description.version == "from the cache"
+
+    script = toy(tmp_path, DESCRIBE)
+    Program.at(script)
+    Program.at(script)  # the same process: asked once
     assert (tmp_path / "calls").read_text() == "x"
-    path.write_text(path.read_text() + "\n# changed\n")  # another binary: asked again
+    program_module._description.cache_clear()
     program_module._identity.cache_clear()
-    assert Program.at(path).description.name == "toy"
+    Program.at(script)  # another process: asked again, nothing cached
     assert (tmp_path / "calls").read_text() == "xx"
+    assert sorted(p.name for p in cache.iterdir()) == [cached.name]
 
 
 def test_programs_are_found_by_name_or_by_path(tmp_path, monkeypatch):

@@ -79,12 +79,24 @@ def _identity(path: Path, mtime_ns: int, size: int) -> str:
     return file_sha256(path)
 
 
+def _is_script(path: Path) -> bool:
+    """Whether the file is a script (``#!``): what it describes may depend on other files."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
+
+
 @cache
 def _description(path: Path, sha256: str) -> Description:
-    """``--describe`` of the binary with this hash: from the cache, else asked and cached."""
-    cached = _cache_dir() / f"{sha256}.json"
+    """``--describe`` of the binary with this hash: from the cache, else asked and cached. A
+    script is asked once per process instead: a wrapper's own hash stays the same when the
+    program it runs is rebuilt."""
+    cached = None if _is_script(path) else _cache_dir() / f"{sha256}.json"
     try:
-        return Description.model_validate_json(cached.read_bytes())
+        if cached is not None:
+            return Description.model_validate_json(cached.read_bytes())
     except (OSError, ValueError):
         pass
     try:
@@ -109,6 +121,8 @@ def _description(path: Path, sha256: str) -> Description:
             f"{path} --describe: {where}: {first['msg']}; allowed: one JSON object as "
             "docs/engine-contract.md describes"
         ) from None
+    if cached is None:
+        return description
     try:  # a cache that cannot be written only costs the next process a --describe
         cached.parent.mkdir(parents=True, exist_ok=True)
         temporary = cached.with_name(f".{cached.name}.{os.getpid()}")
