@@ -196,10 +196,10 @@ class Store:
             return {"design": data} if wrap else data
         return None
 
-    def recorded_streams(self) -> int | None:
-        """How the store's run numbers were derived (``streams``): as design.json says, 1 for
-        a store recorded before ``streams`` existed, None for a store without a design."""
-        recorded = self.recorded()
+    @staticmethod
+    def _streams(recorded: dict[str, Any] | None) -> int | None:
+        """How the runs of a recorded design (:meth:`recorded`) got their numbers
+        (``streams``): 1 for a store recorded before ``streams`` existed, None for no design."""
         if recorded is None:
             return None
         return recorded.get("design", {}).get("streams", 1)
@@ -208,7 +208,8 @@ class Store:
         """``design`` as this store's runs need it: a design file that does not set
         ``streams`` takes the store's (an existing store keeps its run numbers), then
         :meth:`check`. Use it wherever a design meets its store."""
-        streams = self.recorded_streams()
+        recorded = self.recorded()
+        streams = self._streams(recorded)
         if (
             streams is not None
             and streams != design.streams
@@ -219,33 +220,38 @@ class Store:
             if clash is not None:
                 raise DesignError(f"{design.source}: {clash}")
             design = bound
-        self.check(design)
+        self._check(design, recorded)
         return design
 
     def check(self, design: Design) -> None:
         """Refuses a design whose runs cannot share this store: another base_seed or
         ``streams`` (other random streams) or another program than the runs in it were made
-        with, or a program whose outputs would take the store's own column names."""
-        recorded = (self.recorded() or {}).get("design", {})
-        seed = recorded.get("base_seed")
+        with, a program whose defaults changed since, or a program whose outputs would take
+        the store's own column names."""
+        self._check(design, self.recorded())
+
+    def _check(self, design: Design, recorded: dict[str, Any] | None) -> None:
+        """:meth:`check` against ``recorded`` (:meth:`recorded`, read once)."""
+        seed = (recorded or {}).get("design", {}).get("base_seed")
         if seed is not None and seed != design.base_seed:
             raise DesignError(
                 f"base_seed: {design.base_seed} differs from the base_seed {seed} of the runs "
                 f"in {self.root}; allowed: {seed}, or another study name (or remove {self.root})"
             )
-        streams = self.recorded_streams()
+        streams = self._streams(recorded)
         if streams is not None and streams != design.streams:
             raise DesignError(
                 f"streams: {design.streams} differs from the streams {streams} of the runs in "
                 f"{self.root}; allowed: {streams} (or leave streams out), or another study name"
             )
-        name = (self.recorded() or {}).get("describe", {}).get("name")
+        described = (recorded or {}).get("describe", {})
+        name = described.get("name")
         if name is not None and name != design.describe.name:
             raise DesignError(
                 f"program: {design.describe.name} differs from the program {name} of the runs "
                 f"in {self.root}; allowed: {name}, or another study name (or remove {self.root})"
             )
-        changed = self._changed_defaults(design)
+        changed = self._changed_defaults(design, described)
         if changed:
             said = ", ".join(
                 f"{n} {value_text(v)} -> {value_text(w)}" for n, (v, w) in changed.items()
@@ -263,11 +269,13 @@ class Store:
                 "columns; allowed: other names (docs/engine-contract.md)"
             )
 
-    def _changed_defaults(self, design: Design) -> dict[str, tuple[Any, Any]]:
+    @staticmethod
+    def _changed_defaults(design: Design, described: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         """The parameters the design leaves to the program whose default differs from the one
-        the store's runs were made with: name -> (recorded default, current default)."""
-        recorded = (self.recorded() or {}).get("describe", {}).get("parameters") or []
-        before = {p.get("name"): p.get("default") for p in recorded if isinstance(p, dict)}
+        in ``described`` (the recorded ``--describe`` of the store's runs): name -> (recorded
+        default, current default)."""
+        parameters = described.get("parameters") or []
+        before = {p.get("name"): p.get("default") for p in parameters if isinstance(p, dict)}
         set_by_design = set(design.parameters())
         return {
             p.name: (before[p.name], p.default)
