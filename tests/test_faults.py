@@ -215,6 +215,40 @@ def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(toy, tmp_
     assert cli.main(["plan", str(toy), "--results", results]) == 0
 
 
+def test_a_program_with_a_new_parameter_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
+    """The store's runs were made before the parameter existed: whatever its default selects
+    may not be what they did (satnet's slowStartRestart), so it counts as a changed default
+    until the design sets it."""
+    program = tmp_path / "mm1.py"
+    program.write_text(MM1.read_text())
+    program.chmod(0o755)
+    toy.write_text(TOY.format(program=program))
+    results = str(tmp_path / "results")
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+    store = tmp_path / "results" / "toy"
+    tables = {p.name: digest(p) for p in store.glob("*.parquet")}
+    new = '''    {
+        "name": "warmup",
+        "type": "int",
+        "default": 100,
+        "help": "customers discarded before measuring",
+    },
+]
+DESCRIPTION = {'''
+    program.write_text(MM1.read_text().replace("]\nDESCRIPTION = {", new, 1))
+    assert '"warmup"' in program.read_text()
+    capsys.readouterr()
+    for command in ("plan", "status", "run"):
+        assert cli.main([command, str(toy), "--results", results]) == 2
+        assert (
+            f"program: mm1's defaults changed since the runs in {store} were made (warmup "
+            "(none) -> 100), so new runs would not be like them"
+        ) in capsys.readouterr().err
+    assert {p.name: digest(p) for p in store.glob("*.parquet")} == tables
+    toy.write_text(toy.read_text().replace("  customers: 20\n", "  customers: 20\n  warmup: 0\n"))
+    assert cli.main(["plan", str(toy), "--results", results]) == 0
+
+
 def test_plan_and_status_of_a_huge_design_keep_to_its_configurations(toy, tmp_path, capsys):
     """10^4 configurations x 10^4 replications: refused with its size; with --max-runs, plan
     and status answer from one directory read per configuration (bench/bench_plan.py measures

@@ -273,14 +273,19 @@ class Store:
     def _changed_defaults(design: Design, described: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
         """The parameters the design leaves to the program whose default differs from the one
         in ``described`` (the recorded ``--describe`` of the store's runs): name -> (recorded
-        default, current default)."""
+        default, current default). A parameter the recorded program did not have counts too,
+        with ``"(none)"`` as its recorded default: the runs were made without it, whatever
+        behaviour its default now selects."""
+        if not described:
+            return {}
         parameters = described.get("parameters") or []
         before = {p.get("name"): p.get("default") for p in parameters if isinstance(p, dict)}
         set_by_design = set(design.parameters())
         return {
-            p.name: (before[p.name], p.default)
+            p.name: (before.get(p.name, "(none)"), p.default)
             for p in design.describe.parameters
-            if p.name in before and p.name not in set_by_design and before[p.name] != p.default
+            if p.name not in set_by_design
+            and (p.name not in before or before[p.name] != p.default)
         }
 
     def record(self, design: Design) -> None:

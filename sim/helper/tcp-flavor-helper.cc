@@ -3,6 +3,7 @@
 #include "model/tcp-flavor-socket-factory.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -53,6 +54,7 @@ TcpFlavorHelper::Install(Ptr<Node> node) const
     factory->SetAttribute("InitialSsthresh", UintegerValue(m_parameters.initialSsthreshBytes));
     factory->SetAttribute("Tick", TimeValue(m_parameters.tick));
     factory->SetAttribute("MinRto", TimeValue(m_parameters.minRto));
+    factory->SetAttribute("SlowStartRestart", BooleanValue(m_parameters.slowStartRestart));
     node->AggregateObject(factory);
 }
 

@@ -32,6 +32,9 @@ struct TcpParameters
     uint32_t initialSsthreshBytes{LinkPreset::Get("wan").initialSsthreshBytes};
     Time tick{MilliSeconds(100)};   ///< TCP timer granularity (the same on every link)
     Time minRto{MilliSeconds(200)}; ///< RTO lower bound: two ticks, ns-2's floor
+    /// ns2 model: cwnd returns to 1 when the timer expires with nothing outstanding (ns-2's
+    /// slow_start_restart_ and restart_bugfix_, both true by default)
+    bool slowStartRestart{true};
     /// Send buffer, bytes: room for the files a WWW server queues (payload is virtual).
     uint32_t sndBufBytes{512U << 20};
 

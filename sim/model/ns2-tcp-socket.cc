@@ -1,5 +1,6 @@
 #include "model/ns2-tcp-socket.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -49,6 +50,15 @@ Ns2TcpSocket::GetTypeId()
                           TimeValue(Seconds(6)),
                           MakeTimeAccessor(&Ns2TcpSocket::m_initialRto),
                           MakeTimeChecker(TimeStep(1)))
+            .AddAttribute("SlowStartRestart",
+                          "ns-2's slow_start_restart_ with restart_bugfix_ (both true in "
+                          "ns-default.tcl): the retransmission timer keeps running once "
+                          "everything is acknowledged, and expiring with nothing outstanding it "
+                          "sets cwnd to 1 (ssthresh kept, no backoff); so a connection idle for "
+                          "longer than the RTO starts its next data in slow start",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Ns2TcpSocket::m_slowStartRestart),
+                          MakeBooleanChecker())
             .AddAttribute("TickPhase",
                           "Phase of this socket's tick clock as a fraction of a tick, drawn "
                           "once per socket (ns-2's boot_time_ = uniform(tcpTick_))",
@@ -81,7 +91,8 @@ Ns2TcpSocket::Ns2TcpSocket(const Ns2TcpSocket& sock)
     : TcpFlavorSocket(sock),
       m_tickPhase(sock.m_tickPhase),
       m_tick(sock.m_tick),
-      m_initialRto(sock.m_initialRto)
+      m_initialRto(sock.m_initialRto),
+      m_slowStartRestart(sock.m_slowStartRestart)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -120,6 +131,12 @@ int64_t
 Ns2TcpSocket::GetLastRttTicks() const
 {
     return m_lastRttTicks;
+}
+
+uint64_t
+Ns2TcpSocket::GetIdleRestarts() const
+{
+    return m_idleRestarts;
 }
 
 Time
@@ -233,7 +250,13 @@ Ns2TcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAc
     InitWindow();
     m_rto = GetCurrentRto(); // the base class starts the timer with it when none runs
     const bool isNew = seq >= m_tcb->m_highTxMark;
+    const bool nothingOutstanding = m_txBuffer->HeadSequence() >= m_tcb->m_highTxMark;
     const uint32_t size = TcpFlavorSocket::SendDataPacket(seq, maxSize, withAck);
+    if (size > 0 && nothingOutstanding)
+    {
+        // output()'s force_set_rtx_timer: the idle timer's remaining time does not count.
+        SetRtxTimer();
+    }
     if (size > 0 && m_fastRecovery && !m_directOutput)
     {
         ++m_pipe;
@@ -319,14 +342,17 @@ Ns2TcpSocket::ResetRtxTimer(bool backoff)
 void
 Ns2TcpSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
 {
+    // newtimer(): restart unless the ACK passed t_seqno_ (after go-back-N) and everything sent
+    // is acknowledged; with slow_start_restart_ off, stopping once all is acknowledged is the
+    // same (the expiry would do nothing, and output() sets the timer afresh).
+    const bool beforeNextSend = m_tcb->m_nextTxSequence >= seq;
     // The base class's bookkeeping without its RTO recomputation (which would end the backoff).
     TcpSocketBase::NewAck(seq, false);
     if (!resetRTO || m_state == SYN_RCVD)
     {
         return;
     }
-    // newtimer(): restart while anything sent is unacknowledged.
-    if (MaxSeqEnd() > seq)
+    if (MaxSeqEnd() > seq || (m_slowStartRestart && beforeNextSend))
     {
         SetRtxTimer();
     }
@@ -647,18 +673,42 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
 }
 
 void
+Ns2TcpSocket::IdleRestart()
+{
+    ++m_idleRestarts;
+    m_recoverPoint = MaxSeqEnd();
+    m_recoverSet = true;
+    m_lastAction = CwndAction::TIMEOUT;
+    m_cwnd = 1; // slowdown(CLOSE_CWND_ONE): ssthresh kept
+    m_ssthresh = std::max<uint32_t>(m_ssthresh, 2);
+    if (GetFlavor() == TcpFlavor::SACK)
+    {
+        m_afterTimeout = true;
+        m_scoreboard.Clear();
+    }
+    ResetRtxTimer(false); // reset_rtx_timer(0, 0): set again, no backoff
+    PublishWindow();
+    NS_LOG_DEBUG("idle restart: cwnd 1, ssthresh " << m_ssthresh);
+}
+
+void
 Ns2TcpSocket::ReTxTimeout()
 {
     NS_LOG_FUNCTION(this);
-    const bool handledByBase = m_state == CLOSED || m_state == TIME_WAIT ||
-                               m_state == SYN_SENT || m_txBuffer->Size() == 0;
-    if (handledByBase)
+    const bool connecting = m_state == CLOSED || m_state == TIME_WAIT || m_state == SYN_SENT;
+    const SequenceNumber32 head = m_txBuffer->HeadSequence();
+    if (!connecting && m_initialized && m_slowStartRestart && MaxSeqEnd() <= head)
+    {
+        IdleRestart();
+        SendPendingData(m_connected); // timeout()'s send_much()
+        return;
+    }
+    if (connecting || m_txBuffer->Size() == 0)
     {
         TcpSocketBase::ReTxTimeout(); // SYN, FIN or nothing to do
         return;
     }
     InitWindow();
-    const SequenceNumber32 head = m_txBuffer->HeadSequence();
     if (MaxSeqEnd() > head)
     {
         m_timeouts = m_timeouts + 1;

@@ -30,8 +30,14 @@ namespace ns3
  *   tick phase, boot_time_); srtt/rttvar in 1/8 and 1/4 ticks; RTO = floor(srtt + 4 rttvar)
  *   ticks x backoff, at least MinRto; a timeout doubles the backoff (at most 64; past 8 srtt is
  *   folded into rttvar) and the backoff returns to 1 only when a timed segment, i.e. one first
- *   sent after the timeout, is acknowledged (Karn). A new ACK restarts the timer while data is
- *   outstanding (newtimer(), before the RTT update as in 2.1b3).
+ *   sent after the timeout, is acknowledged (Karn). A new ACK restarts the timer (newtimer(),
+ *   before the RTT update as in 2.1b3), also when it acknowledges everything: newtimer() only
+ *   cancels when the ACK passed t_seqno_, the next segment to send, i.e. after go-back-N.
+ * - Idle restart (tcp.cc timeout(), slow_start_restart_ and restart_bugfix_, both true in
+ *   ns-default.tcl): the timer that expires with nothing outstanding sets cwnd = 1, keeps
+ *   ssthresh, and is set again without backoff; so data queued after an idle period longer
+ *   than the RTO starts in slow start. Sending with nothing outstanding sets the timer afresh
+ *   (output()'s force_set_rtx_timer). Off with SlowStartRestart = false.
  * - Window (tcp.cc opencwnd/slowdown): cwnd in packets, +1 per new ACK below ssthresh, else
  *   +1/cwnd, whatever the bytes acknowledged; window = min(floor(cwnd), wnd) packets, wnd the
  *   largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
@@ -76,6 +82,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint64_t GetRttSamples() const override;
     /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
     int64_t GetLastRttTicks() const;
+    uint64_t GetIdleRestarts() const override;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -148,10 +155,13 @@ class Ns2TcpSocket : public TcpFlavorSocket
     void RetransmitHead();
     /// Sends one segment of new data regardless of cwnd (NewReno's output(t_seqno_++)).
     void SendOneNew();
+    /// timeout() with nothing outstanding (slow_start_restart_, restart_bugfix_).
+    void IdleRestart();
 
     Ptr<RandomVariableStream> m_tickPhase; ///< boot_time_ as a fraction of a tick
     Time m_tick;                           ///< tcp_tick_
     Time m_initialRto;                     ///< rtxcur_init_
+    bool m_slowStartRestart{true};         ///< slow_start_restart_ (with restart_bugfix_)
 
     bool m_initialized{false};  ///< window state set from the attributes
     TracedValue<double> m_cwnd{1}; ///< cwnd_, packets
@@ -177,6 +187,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     Time m_rtxcur;             ///< t_rtxcur_
     TracedValue<uint32_t> m_backoff{1}; ///< t_backoff_
     uint64_t m_rttSamples{0};  ///< samples taken
+    uint64_t m_idleRestarts{0}; ///< timer expiries with nothing outstanding that cut cwnd
 
     // Sack1
     Ns2SackScoreboard m_scoreboard; ///< scb_

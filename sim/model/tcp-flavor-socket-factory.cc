@@ -73,7 +73,13 @@ TcpFlavorSocketFactory::GetTypeId()
                           "Lower bound of the retransmission timeout (ns-2: two ticks)",
                           TimeValue(MilliSeconds(200)),
                           MakeTimeAccessor(&TcpFlavorSocketFactory::m_minRto),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddAttribute("SlowStartRestart",
+                          "ns2 sockets: cwnd returns to 1 when the retransmission timer expires "
+                          "with nothing outstanding (Ns2TcpSocket::SlowStartRestart)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TcpFlavorSocketFactory::m_slowStartRestart),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -96,6 +102,7 @@ TcpFlavorSocketFactory::CreateSocket()
     {
         Ptr<Ns2TcpSocket> ns2 = CreateObject<Ns2TcpSocket>();
         ns2->SetAttribute("Tick", TimeValue(m_tick));
+        ns2->SetAttribute("SlowStartRestart", BooleanValue(m_slowStartRestart));
         socket = ns2;
     }
     else

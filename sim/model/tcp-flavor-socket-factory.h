@@ -47,6 +47,7 @@ class TcpFlavorSocketFactory : public SocketFactory
     uint32_t m_initialSsthresh;   ///< initial slow-start threshold in bytes
     Time m_tick;                  ///< TCP timer granularity
     Time m_minRto;                ///< lower bound of the RTO
+    bool m_slowStartRestart{true}; ///< ns2 sockets: cwnd back to 1 after an idle RTO
 };
 
 } // namespace ns3

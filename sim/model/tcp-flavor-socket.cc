@@ -115,6 +115,12 @@ TcpFlavorSocket::GetRttSamples() const
     return m_rtt->GetNSamples();
 }
 
+uint64_t
+TcpFlavorSocket::GetIdleRestarts() const
+{
+    return 0; // ns-3's TcpSocketBase has no slow-start restart
+}
+
 Ptr<TcpSocketBase>
 TcpFlavorSocket::Fork()
 {

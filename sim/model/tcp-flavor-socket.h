@@ -73,6 +73,8 @@ class TcpFlavorSocket : public TcpSocketBase
     uint32_t GetCongestionWindow() const;
     /// @return RTT samples taken so far (ns-3 samples every ACK that covers an untimed segment)
     virtual uint64_t GetRttSamples() const;
+    /// @return times the window returned to one after an idle period (ns-3's sender: never)
+    virtual uint64_t GetIdleRestarts() const;
 
   protected:
     void NotifyConstructionCompleted() override;

@@ -235,7 +235,8 @@ class SatnetRangesTestCase : public TestCase
         for (const auto& parameter : described.GetArray())
         {
             const std::string name = parameter.Find("name")->GetString();
-            if (parameter.Find("choices") || parameter.Find("type")->GetString() == "string")
+            const std::string type = parameter.Find("type")->GetString();
+            if (parameter.Find("choices") || type == "string" || type == "bool")
             {
                 continue;
             }
@@ -314,7 +315,7 @@ class SatnetDescribeTestCase : public TestCase
             "switchModel",
             "delay",          "bottleneckRate", "accessRate", "accessDelay", "mss",
             "window",         "ssthresh",   "tick",        "minRto",   "poissonBounds",
-            "tcpModel"};
+            "tcpModel",       "slowStartRestart"};
         NS_TEST_EXPECT_MSG_EQ((Parameters().GetNames() == names), true, "parameters in order");
 
         const Json echo = Parameters().Echo(Parameters().Parse({"--link=geo", "--clients=5"}));
@@ -340,7 +341,7 @@ class SatnetDescribeTestCase : public TestCase
 
         const satsweep::OutputSchema outputs = satnet::Outputs();
         outputs.Validate();
-        NS_TEST_EXPECT_MSG_EQ(outputs.GetSummary().size(), 22u, "summary fields");
+        NS_TEST_EXPECT_MSG_EQ(outputs.GetSummary().size(), 23u, "summary fields");
         NS_TEST_EXPECT_MSG_EQ(outputs.GetColumns("connections").size(), 13u, "connection columns");
         for (const auto& field : outputs.GetSummary())
         {

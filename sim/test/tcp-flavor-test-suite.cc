@@ -22,6 +22,7 @@
 #include "ns3/tcp-option-winscale.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -1211,6 +1212,92 @@ class SackHolesFirstTestCase : public Ns2BehaviourTestCase
 } // namespace
 
 /// ns-2.1b3 sender behaviours (Ns2TcpSocket), each also run on the ns3 model as a control.
+/**
+ * ns-2's timer keeps running once everything is acknowledged; expiring with nothing
+ * outstanding it sets cwnd to 1 (slow_start_restart_, restart_bugfix_). A sender sends 30
+ * segments, is idle for 2 s (far longer than the RTO), then sends 30 more: with the restart the
+ * second burst opens with one segment; without it (ns2 with SlowStartRestart off, and ns-3's
+ * sender) the whole window of the first burst goes out at once.
+ */
+class IdleRestartTestCase : public TestCase
+{
+  public:
+    /**
+     * @param model the sender model
+     * @param restart the SlowStartRestart setting (ns2 only)
+     */
+    IdleRestartTestCase(TcpModel model, bool restart)
+        : TestCase(std::string("idle restart: ") + (model == TcpModel::NS2 ? "ns2" : "ns3") +
+                   (restart ? "" : ", SlowStartRestart off")),
+          m_model(model),
+          m_restart(restart)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TcpParameters parameters =
+            TcpParameters::ForLink(LinkPreset::Get("wan"), TcpFlavor::RENO);
+        parameters.model = m_model;
+        parameters.slowStartRestart = m_restart;
+        parameters.mss = 1000;
+        parameters.windowBytes = 64000;
+        parameters.initialSsthreshBytes = 64000;
+        HostPair pair = BuildHostPair(parameters);
+        Ptr<PacketSink> sink = InstallSink(pair.nodes.Get(1));
+        Ptr<Socket> socket =
+            Socket::CreateSocket(pair.nodes.Get(0), TcpFlavorSocketFactory::GetTypeId());
+        Ptr<TcpFlavorSocket> sender = DynamicCast<TcpFlavorSocket>(socket);
+        std::vector<Time> sent;
+        sender->TraceConnectWithoutContext(
+            "Tx",
+            MakeCallback(
+                +[](std::vector<Time>* log,
+                    Ptr<const Packet> p,
+                    const TcpHeader&,
+                    Ptr<const TcpSocketBase>) {
+                    if (p->GetSize() > 0)
+                    {
+                        log->push_back(Simulator::Now());
+                    }
+                })
+                .Bind(&sent));
+        Simulator::Schedule(Seconds(1), [&]() {
+            socket->Bind();
+            socket->Connect(InetSocketAddress(pair.ifaces.GetAddress(1), PORT));
+        });
+        const Time second = Seconds(3.5);
+        Simulator::Schedule(Seconds(1.5), [&]() { socket->Send(Create<Packet>(30000)); });
+        Simulator::Schedule(second, [&]() { socket->Send(Create<Packet>(30000)); });
+        Simulator::Stop(Seconds(10));
+        Simulator::Run();
+
+        NS_TEST_ASSERT_MSG_EQ(sink->GetTotalRx(), 60000, "transfer incomplete");
+        NS_TEST_ASSERT_MSG_EQ(sent.size(), 60, "expected 60 segments, none lost");
+        // Segments of the second burst sent at its start (within 1 ms, before any of its ACKs).
+        const auto burst = std::count_if(sent.begin(), sent.end(), [second](Time t) {
+            return t >= second && t < second + MilliSeconds(1);
+        });
+        const uint64_t restarts = sender->GetIdleRestarts();
+        if (m_model == TcpModel::NS2 && m_restart)
+        {
+            NS_TEST_ASSERT_MSG_EQ(burst, 1, "the second burst must open with cwnd = 1");
+            // The timer keeps firing every RTO while idle: the 2 s gap holds several expiries.
+            NS_TEST_ASSERT_MSG_GT(restarts, 1, "the idle timer did not expire");
+        }
+        else
+        {
+            NS_TEST_ASSERT_MSG_GT(burst, 20, "without the restart the window of burst 1 is kept");
+            NS_TEST_ASSERT_MSG_EQ(restarts, 0, "no idle restart expected");
+        }
+        Simulator::Destroy();
+    }
+
+    TcpModel m_model; ///< model run
+    bool m_restart;   ///< SlowStartRestart
+};
+
 class Ns2TcpTestSuite : public TestSuite
 {
   public:
@@ -1226,7 +1313,9 @@ class Ns2TcpTestSuite : public TestSuite
             AddTestCase(new RenoExitTestCase(model));
             AddTestCase(new NewRenoPartialAckTestCase(model));
             AddTestCase(new SackHolesFirstTestCase(model));
+            AddTestCase(new IdleRestartTestCase(model, true));
         }
+        AddTestCase(new IdleRestartTestCase(TcpModel::NS2, false));
         // The stress runs of satnet-tcp-flavor on the ns2 model.
         for (TcpFlavor flavor :
              {TcpFlavor::VANILLA, TcpFlavor::RENO, TcpFlavor::NEWRENO, TcpFlavor::SACK})

@@ -253,6 +253,13 @@ MakeParameters()
                  "ns-2.1b3 agents the paper ran: windows in packets, Karn backoff kept until a "
                  "new segment is timed, one timed segment per RTT counted in tick boundaries, "
                  "ns-2's Reno/NewReno/Sack1 recovery).");
+    table.Add("slowStartRestart", &Config::slowStartRestart)
+        .SetDefault(true)
+        .SetHelp("With --tcpModel=ns2: ns-2's slow_start_restart_ (true in ns-default.tcl): "
+                 "the retransmission timer keeps running once everything is acknowledged and, "
+                 "expiring with nothing outstanding, sets cwnd to 1 (ssthresh kept), so a "
+                 "server idle for longer than the RTO sends its next file in slow start. "
+                 "ns-3's sender has no such restart.");
 
     // The link sets the defaults every other flag may override.
     table.SetPreset("link", [](Config& c) {

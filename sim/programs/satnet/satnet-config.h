@@ -43,6 +43,7 @@ struct Config
     uint32_t ssthresh = 0;     //!< initial slow-start threshold, bytes
     double tick = 0;           //!< TCP timer granularity, seconds
     double minRto = 0;         //!< lowest retransmission timeout, seconds
+    bool slowStartRestart = true; //!< ns2 model: cwnd back to 1 after an idle RTO
 };
 
 /**

@@ -149,6 +149,7 @@ RunScenario(const Config& c)
     tcp.initialSsthreshBytes = c.ssthresh;
     tcp.tick = Seconds(c.tick);
     tcp.minRto = Seconds(c.minRto);
+    tcp.slowStartRestart = c.slowStartRestart;
     if (c.workload == "bulk")
     {
         // A bulk sender keeps its send buffer full of segment-sized packets, and memory goes by
@@ -219,6 +220,7 @@ RunScenario(const Config& c)
     uint64_t retransmissions = 0;
     uint64_t timeouts = 0;
     uint64_t fastRetransmits = 0;
+    uint64_t idleRestarts = 0;
     Json::Array connectionsJson;
     std::vector<Json::Object> rows;
     for (uint32_t i = 0; i < c.clients; ++i)
@@ -256,6 +258,7 @@ RunScenario(const Config& c)
                 connRetx += socket->GetRetransmittedSegments();
                 connTimeouts += socket->GetTimeouts();
                 connFast += socket->GetFastRetransmits();
+                idleRestarts += socket->GetIdleRestarts();
             }
         }
         retransmissions += connRetx;
@@ -306,6 +309,7 @@ RunScenario(const Config& c)
     summary.Set("retransmissions", retransmissions);
     summary.Set("timeouts", timeouts);
     summary.Set("fast_retransmits", fastRetransmits);
+    summary.Set("idle_restarts", idleRestarts);
     summary.Set("events", Simulator::GetEventCount());
     Simulator::Destroy();
 
@@ -401,6 +405,11 @@ Outputs()
                  "fast retransmits",
                  "TCP fast retransmits (entries into fast recovery), both ends of every "
                  "connection.");
+    o.AddSummary("idle_restarts",
+                 ValueType::INT,
+                 "restarts",
+                 "Retransmission timer expiries with nothing outstanding that set cwnd back to "
+                 "1 (--slowStartRestart with --tcpModel=ns2), both ends of every connection.");
     o.AddSummary("events", ValueType::INT, "events", "ns-3 events executed.");
     o.AddSummary("wall_seconds",
                  ValueType::FLOAT,
