@@ -187,7 +187,30 @@ def test_status_tells_a_script_whether_the_study_is_complete(toy, tmp_path, caps
         assert "base_seed: 9 differs from the base_seed 1" in capsys.readouterr().err
 
 
-def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
+NEW_PARAMETER = """    {
+        "name": "warmup",
+        "type": "int",
+        "default": 100,
+        "help": "customers discarded before measuring",
+    },
+]
+DESCRIPTION = {"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "said", "pin"),
+    [
+        # the default of service changed
+        (('"default": "exp"', '"default": "det"'), "service exp -> det", "service: det"),
+        # a parameter the store's runs were made without (satnet's slowStartRestart): whatever
+        # its default selects may not be what they did
+        (("]\nDESCRIPTION = {", NEW_PARAMETER), "warmup (none) -> 100", "warmup: 0"),
+    ],
+    ids=["changed default", "new parameter"],
+)
+def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(
+    toy, tmp_path, capsys, edit, said, pin
+):
     """Runs made with one default and runs made with another would sit in one store as if
     alike: a design that leaves the parameter to the program is refused, one that sets it
     is not."""
@@ -199,53 +222,17 @@ def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(toy, tmp_
     assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
     store = tmp_path / "results" / "toy"
     tables = {p.name: digest(p) for p in store.glob("*.parquet")}
-    program.write_text(MM1.read_text().replace('"default": "exp"', '"default": "det"'))
-    assert '"default": "det"' in program.read_text()
+    program.write_text(MM1.read_text().replace(*edit, 1))
+    assert edit[1] in program.read_text()
     capsys.readouterr()
     for command in ("plan", "status", "run"):
         assert cli.main([command, str(toy), "--results", results]) == 2
         assert (
-            f"program: mm1's defaults changed since the runs in {store} were made (service exp "
-            "-> det), so new runs would not be like them; allowed: another study name"
+            f"program: mm1's defaults changed since the runs in {store} were made ({said}), "
+            "so new runs would not be like them; allowed: another study name"
         ) in capsys.readouterr().err
     assert {p.name: digest(p) for p in store.glob("*.parquet")} == tables
-    toy.write_text(
-        toy.read_text().replace("  customers: 20\n", "  customers: 20\n  service: det\n")
-    )
-    assert cli.main(["plan", str(toy), "--results", results]) == 0
-
-
-def test_a_program_with_a_new_parameter_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
-    """The store's runs were made before the parameter existed: whatever its default selects
-    may not be what they did (satnet's slowStartRestart), so it counts as a changed default
-    until the design sets it."""
-    program = tmp_path / "mm1.py"
-    program.write_text(MM1.read_text())
-    program.chmod(0o755)
-    toy.write_text(TOY.format(program=program))
-    results = str(tmp_path / "results")
-    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
-    store = tmp_path / "results" / "toy"
-    tables = {p.name: digest(p) for p in store.glob("*.parquet")}
-    new = '''    {
-        "name": "warmup",
-        "type": "int",
-        "default": 100,
-        "help": "customers discarded before measuring",
-    },
-]
-DESCRIPTION = {'''
-    program.write_text(MM1.read_text().replace("]\nDESCRIPTION = {", new, 1))
-    assert '"warmup"' in program.read_text()
-    capsys.readouterr()
-    for command in ("plan", "status", "run"):
-        assert cli.main([command, str(toy), "--results", results]) == 2
-        assert (
-            f"program: mm1's defaults changed since the runs in {store} were made (warmup "
-            "(none) -> 100), so new runs would not be like them"
-        ) in capsys.readouterr().err
-    assert {p.name: digest(p) for p in store.glob("*.parquet")} == tables
-    toy.write_text(toy.read_text().replace("  customers: 20\n", "  customers: 20\n  warmup: 0\n"))
+    toy.write_text(toy.read_text().replace("  customers: 20\n", f"  customers: 20\n  {pin}\n"))
     assert cli.main(["plan", str(toy), "--results", results]) == 0
 
 

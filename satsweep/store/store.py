@@ -284,8 +284,7 @@ class Store:
         return {
             p.name: (before.get(p.name, "(none)"), p.default)
             for p in design.describe.parameters
-            if p.name not in set_by_design
-            and (p.name not in before or before[p.name] != p.default)
+            if p.name not in set_by_design and (p.name not in before or before[p.name] != p.default)
         }
 
     def record(self, design: Design) -> None:
