@@ -137,13 +137,13 @@ AtmCellPort::GetMaxCells() const
 uint64_t
 AtmCellPort::GetDroppedFrames(AtmDropReason reason) const
 {
-    return m_droppedFrames[static_cast<size_t>(reason)];
+    return m_drops.GetFrames(reason);
 }
 
 uint64_t
 AtmCellPort::GetDroppedCells(AtmDropReason reason) const
 {
-    return m_droppedCells[static_cast<size_t>(reason)];
+    return m_drops.GetCells(reason);
 }
 
 void
@@ -336,8 +336,7 @@ void
 AtmCellPort::CountDrop(uint32_t vc, uint32_t cells, AtmDropReason reason)
 {
     NS_LOG_LOGIC("vc " << vc << ": " << cells << " cells dropped, " << ToString(reason));
-    m_droppedFrames[static_cast<size_t>(reason)]++;
-    m_droppedCells[static_cast<size_t>(reason)] += cells;
+    m_drops.Add(reason, cells);
     m_cellDropTrace(vc, cells, reason);
 }
 

@@ -14,7 +14,6 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
-#include <array>
 #include <deque>
 #include <list>
 #include <unordered_map>
@@ -159,8 +158,7 @@ class AtmCellPort : public Object
     std::list<Arrival> m_arrivals;  //!< frames admitted whose cells are still entering
     std::unordered_map<uint32_t, Input> m_inputs; //!< by the input's ifIndex
 
-    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_droppedFrames{};
-    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_droppedCells{};
+    AtmDropCounts m_drops; //!< frames and cells refused, per reason
     TracedCallback<uint32_t, uint32_t, AtmDropReason> m_cellDropTrace;
 };
 

@@ -160,13 +160,13 @@ AtmCellQueue::GetMaxCells() const
 uint64_t
 AtmCellQueue::GetDroppedFrames(AtmDropReason reason) const
 {
-    return m_droppedFrames[static_cast<size_t>(reason)];
+    return m_drops.GetFrames(reason);
 }
 
 uint64_t
 AtmCellQueue::GetDroppedCells(AtmDropReason reason) const
 {
-    return m_droppedCells[static_cast<size_t>(reason)];
+    return m_drops.GetCells(reason);
 }
 
 bool
@@ -263,8 +263,7 @@ AtmCellQueue::Enqueue(Ptr<Packet> packet)
 void
 AtmCellQueue::CountDrop(uint32_t vc, uint32_t cells, AtmDropReason reason)
 {
-    m_droppedFrames[static_cast<size_t>(reason)]++;
-    m_droppedCells[static_cast<size_t>(reason)] += cells;
+    m_drops.Add(reason, cells);
     m_cellDropTrace(vc, cells, reason);
 }
 

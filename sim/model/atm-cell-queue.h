@@ -42,6 +42,38 @@ enum class AtmDropReason
 /// @return the name used in results for @p reason ("epd", "sd", "full", "partial", "tail")
 std::string ToString(AtmDropReason reason);
 
+/// Frames and cells a port refused, per reason (both cell-level port models keep one).
+class AtmDropCounts
+{
+  public:
+    /**
+     * Counts one frame that lost cells.
+     * @param reason why
+     * @param cells cells of the frame refused
+     */
+    void Add(AtmDropReason reason, uint32_t cells)
+    {
+        ++m_frames[static_cast<size_t>(reason)];
+        m_cells[static_cast<size_t>(reason)] += cells;
+    }
+
+    /// @param reason a reason @return frames that lost cells for it
+    uint64_t GetFrames(AtmDropReason reason) const
+    {
+        return m_frames[static_cast<size_t>(reason)];
+    }
+
+    /// @param reason a reason @return cells refused for it
+    uint64_t GetCells(AtmDropReason reason) const
+    {
+        return m_cells[static_cast<size_t>(reason)];
+    }
+
+  private:
+    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_frames{}; //!< per reason
+    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_cells{};  //!< per reason
+};
+
 /// A port's state when the first cell of a new frame arrives, and the policy that judges it.
 struct AtmAdmission
 {
@@ -144,8 +176,7 @@ class AtmCellQueue : public Queue<Packet>
     std::vector<uint32_t> m_vcCells; //!< X_i indexed by VC
     std::deque<FrameCells> m_frames;
 
-    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_droppedFrames{};
-    std::array<uint64_t, static_cast<size_t>(AtmDropReason::COUNT)> m_droppedCells{};
+    AtmDropCounts m_drops; //!< frames and cells refused, per reason
     TracedCallback<uint32_t, uint32_t, AtmDropReason> m_cellDropTrace;
 };
 

@@ -695,15 +695,15 @@ void
 Ns2TcpSocket::ReTxTimeout()
 {
     NS_LOG_FUNCTION(this);
-    const bool connecting = m_state == CLOSED || m_state == TIME_WAIT || m_state == SYN_SENT;
+    const bool notOpen = m_state == CLOSED || m_state == TIME_WAIT || m_state == SYN_SENT;
     const SequenceNumber32 head = m_txBuffer->HeadSequence();
-    if (!connecting && m_initialized && m_slowStartRestart && MaxSeqEnd() <= head)
+    if (!notOpen && m_initialized && m_slowStartRestart && MaxSeqEnd() <= head)
     {
         IdleRestart();
         SendPendingData(m_connected); // timeout()'s send_much()
         return;
     }
-    if (connecting || m_txBuffer->Size() == 0)
+    if (notOpen || m_txBuffer->Size() == 0)
     {
         TcpSocketBase::ReTxTimeout(); // SYN, FIN or nothing to do
         return;
