@@ -106,7 +106,8 @@ def test_runs_land_in_the_store_under_the_current_directory(study, installed):
 def test_status_and_sql_see_the_program_tables(study, installed):
     status = satsweep(installed, study, "status", "queue.yaml")
     assert (
-        status.returncode == 0 and "queue: 18 done, 0 damaged, 0 missing, 0 failed of 18 runs" in status.stdout
+        status.returncode == 0
+        and "queue: 18 done, 0 damaged, 0 missing, 0 failed of 18 runs" in status.stdout
     )
     sql = satsweep(
         installed, study, "sql", "--study", "queue", "--csv",

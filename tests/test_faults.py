@@ -236,6 +236,33 @@ def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(
     assert cli.main(["plan", str(toy), "--results", results]) == 0
 
 
+def test_a_new_version_of_the_program_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
+    """A program whose behaviour changed says so by its version (satnet's ns2 model when a
+    reading of ns-2's source was corrected): its runs would not be like the stored ones, so
+    the store refuses them whatever the design sets."""
+    program = tmp_path / "mm1.py"
+    program.write_text(MM1.read_text())
+    program.chmod(0o755)
+    toy.write_text(TOY.format(program=program))
+    results = str(tmp_path / "results")
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+    store = tmp_path / "results" / "toy"
+    tables = {p.name: digest(p) for p in store.glob("*.parquet")}
+    runs = sorted(p.name for p in (store / "runs").rglob("*") if p.is_file())
+    program.write_text(MM1.read_text().replace('"version": "1.0"', '"version": "1.1"', 1))
+    capsys.readouterr()
+    for command in ("plan", "status", "run"):
+        assert cli.main([command, str(toy), "--results", results]) == 2
+        assert (
+            f"program: mm1 1.1 is not the version 1.0 the runs in {store} were made with, so new "
+            "runs may not be like them; allowed: another study name"
+        ) in capsys.readouterr().err
+    assert {p.name: digest(p) for p in store.glob("*.parquet")} == tables
+    assert sorted(p.name for p in (store / "runs").rglob("*") if p.is_file()) == runs
+    toy.write_text(toy.read_text().replace("study: toy", "study: toy-1-1"))
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+
+
 def test_plan_and_status_of_a_huge_design_keep_to_its_configurations(toy, tmp_path, capsys):
     """10^4 configurations x 10^4 replications: refused with its size; with --max-runs, plan
     and status answer from one directory read per configuration (bench/bench_plan.py measures

@@ -4,8 +4,12 @@ Theorem 1."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +17,7 @@ from satsweep import cli
 from satsweep.engine import USAGE_ERROR, Program
 from tests.conftest import run_satnet_cli
 
+REPO = Path(__file__).resolve().parents[1]
 SMALL = {"clients": 10, "simTime": 10}
 VOLATILE = {"wall_seconds", "peak_rss_mb"}
 
@@ -175,3 +180,31 @@ def test_satsweep_simulate_runs_one_simulation_of_a_program(capsys):
         )
     assert cli.main(["simulate", "nosuch"]) == 2
     assert "'nosuch' is not a program built by this project" in capsys.readouterr().err
+
+
+def test_timeout_trace_agrees_with_satnet_counts(tmp_path):
+    """sim/diagnostics/timeouts.py (FIDELITY.md's trace): its tables come from satnet's log,
+    which it checks against satnet's own per-connection counts; a run without the ns2 model's
+    log is refused rather than traced as if it had no timeouts."""
+    script = [sys.executable, str(REPO / "sim" / "diagnostics" / "timeouts.py")]
+    flags = ["--clients=10", "--simTime=20", "--flavor=reno", "--bufferRtt=0.5"]
+    done = subprocess.run([*script, str(tmp_path / "ns2"), *flags], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "ns2" / "result.json").read_text())
+    with open(tmp_path / "ns2" / "events.csv") as f:
+        events = list(csv.DictReader(f))
+    timeouts = [e for e in events if e["event"] == "timeout"]
+    assert 0 < len(timeouts) <= result["summary"]["timeouts"]
+    assert all(float(e["rto_s"]) >= 0.2 and int(e["backoff"]) >= 2 for e in timeouts)
+    with open(tmp_path / "ns2" / "occupancy.csv") as f:
+        occupancy = list(csv.DictReader(f))
+    assert len(occupancy) == 2000  # 20 s on a 10 ms grid
+    assert all(0 <= int(r["waiting"]) <= int(r["backlogged"]) <= 10 for r in occupancy)
+    assert any(int(r["waiting"]) > 0 for r in occupancy)
+    assert (tmp_path / "ns2" / "trace.png").stat().st_size > 0
+
+    refused = subprocess.run(
+        [*script, str(tmp_path / "ns3"), *flags, "--tcpModel=ns3"], capture_output=True, text=True
+    )
+    assert refused.returncode == 1
+    assert "the log does not match satnet's counts" in refused.stderr

@@ -225,9 +225,9 @@ class Store:
 
     def check(self, design: Design) -> None:
         """Refuses a design whose runs cannot share this store: another base_seed or
-        ``streams`` (other random streams) or another program than the runs in it were made
-        with, a program whose defaults changed since, or a program whose outputs would take
-        the store's own column names."""
+        ``streams`` (other random streams), another program or program version than the runs
+        in it were made with, a program whose defaults changed since, or a program whose
+        outputs would take the store's own column names."""
         self._check(design, self.recorded())
 
     def _check(self, design: Design, recorded: dict[str, Any] | None) -> None:
@@ -250,6 +250,14 @@ class Store:
             raise DesignError(
                 f"program: {design.describe.name} differs from the program {name} of the runs "
                 f"in {self.root}; allowed: {name}, or another study name (or remove {self.root})"
+            )
+        version = described.get("version")
+        if version is not None and version != design.describe.version:
+            raise DesignError(
+                f"program: {design.describe.name} {design.describe.version} is not the version "
+                f"{version} the runs in {self.root} were made with, so new runs may not be like "
+                "them; allowed: another study name for the new version, or the program the runs "
+                "were made with (design.json names it)"
             )
         changed = self._changed_defaults(design, described)
         if changed:

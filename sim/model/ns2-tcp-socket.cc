@@ -59,6 +59,15 @@ Ns2TcpSocket::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&Ns2TcpSocket::m_slowStartRestart),
                           MakeBooleanChecker())
+            .AddAttribute("SackHolesNeedUnsentData",
+                          "Sack1 in fast recovery resends a hole only while the application "
+                          "has data not yet sent: send_much()'s loop runs while t_seqno_ < "
+                          "curseq_ (tcp-sack1.cc rev. 1.23, April 1998, and ns-2.1b8a); ns-2 "
+                          "later made it last_ack_ + 1 < curseq_ (false here). The hole sent on "
+                          "the third duplicate ACK is not gated",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Ns2TcpSocket::m_sackHolesNeedUnsentData),
+                          MakeBooleanChecker())
             .AddAttribute("TickPhase",
                           "Phase of this socket's tick clock as a fraction of a tick, drawn "
                           "once per socket (ns-2's boot_time_ = uniform(tcpTick_))",
@@ -193,6 +202,12 @@ Ns2TcpSocket::Recovered(SequenceNumber32 ack) const
     return !m_recoverSet || ack >= m_recoverPoint;
 }
 
+bool
+Ns2TcpSocket::PassedRecoverPoint(SequenceNumber32 ack) const
+{
+    return !m_recoverSet || ack > m_recoverPoint;
+}
+
 void
 Ns2TcpSocket::PublishWindow()
 {
@@ -217,8 +232,11 @@ Ns2TcpSocket::AvailableWindow() const
     uint64_t window;
     if (m_fastRecovery)
     {
-        // Sack1: one more segment while pipe < cwnd, new data up to wnd_ past the ACK.
-        if (m_pipe >= static_cast<int64_t>(GetCwndPackets()))
+        // Sack1: one more segment while pipe < cwnd, new data up to wnd_ past the ACK. Holes
+        // go out in SendHoles(); with no new data the base class would resend an unSACKed
+        // segment (RFC 6675's NextSeg rule 3), which Sack1 never does.
+        if (m_pipe >= static_cast<int64_t>(GetCwndPackets()) ||
+            next >= m_txBuffer->TailSequence())
         {
             return 0;
         }
@@ -434,9 +452,10 @@ Ns2TcpSocket::DupAckAction()
 {
     const SequenceNumber32 head = m_txBuffer->HeadSequence();
     // bug_fix_: no second fast retransmit for losses of the same window (Reno: unless still
-    // in that recovery).
-    const bool allowed =
-        Recovered(head) || (GetFlavor() == TcpFlavor::RENO && m_lastAction == CwndAction::DUPACK);
+    // in that recovery). "recovered" is highest_ack_ > recover_ (tcp.cc from 1997 to 2.35,
+    // Sack1 1998): duplicate ACKs of the recovery point itself still wait for the timer.
+    const bool allowed = PassedRecoverPoint(head) ||
+                         (GetFlavor() == TcpFlavor::RENO && m_lastAction == CwndAction::DUPACK);
     if (!allowed)
     {
         return;
@@ -527,6 +546,10 @@ Ns2TcpSocket::SendHoles()
     const uint32_t mss = GetSegSize();
     while (m_fastRecovery && m_pipe < static_cast<int64_t>(m_cwnd.Get()))
     {
+        if (m_sackHolesNeedUnsentData && m_tcb->m_nextTxSequence >= m_txBuffer->TailSequence())
+        {
+            return; // send_much(): nothing of the application's left to send, so no loop
+        }
         const SequenceNumber32 head = m_txBuffer->HeadSequence();
         const auto hole = m_scoreboard.NextHole(head, mss);
         if (!hole || hole->first >= head + WndPackets() * mss)

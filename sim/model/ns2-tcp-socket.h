@@ -116,8 +116,12 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint32_t WndPackets() const;
     /// @return highest sequence sent so far, i.e. maxseq_ + 1 in bytes
     SequenceNumber32 MaxSeqEnd() const;
-    /// @param ack a cumulative ACK: @return true when it passed the last recovery point
+    /// @param ack a cumulative ACK: @return true when it acknowledged everything sent before
+    /// the last recovery began (NewReno's full ACK: highest_ack_ >= recover_)
     bool Recovered(SequenceNumber32 ack) const;
+    /// @param ack a cumulative ACK: @return true when it passed the last recovery point by a
+    /// segment or more (dupack_action()'s highest_ack_ > recover_)
+    bool PassedRecoverPoint(SequenceNumber32 ack) const;
 
     /// New ACK outside recovery (recv_newack_helper): newack() then opencwnd().
     void RecvNewAck(SequenceNumber32 ack);
@@ -162,6 +166,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     Time m_tick;                           ///< tcp_tick_
     Time m_initialRto;                     ///< rtxcur_init_
     bool m_slowStartRestart{true};         ///< slow_start_restart_ (with restart_bugfix_)
+    bool m_sackHolesNeedUnsentData{true};  ///< Sack1's send_much() gate t_seqno_ < curseq_
 
     bool m_initialized{false};  ///< window state set from the attributes
     TracedValue<double> m_cwnd{1}; ///< cwnd_, packets

@@ -647,6 +647,8 @@ class Ns2Scenario
     uint32_t dropped{0};                    ///< transmissions dropped
     uint64_t received{0};                   ///< bytes received
     uint64_t rttSamples{0};                 ///< RTT samples the sender took
+    uint64_t fastRetransmits{0};            ///< entries into fast recovery
+    uint64_t timeouts{0};                   ///< timeouts with data outstanding
 
     /// Runs the transfer (starting at 1 s) for 30 s of simulated time.
     void Run()
@@ -666,6 +668,8 @@ class Ns2Scenario
         dropped = dropModel->GetDropped();
         received = sink->GetTotalRx();
         rttSamples = sender ? sender->GetRttSamples() : 0;
+        fastRetransmits = sender ? sender->GetFastRetransmits() : 0;
+        timeouts = sender ? sender->GetTimeouts() : 0;
         sender = nullptr;
         Simulator::Destroy();
         Config::Reset();
@@ -1209,6 +1213,81 @@ class SackHolesFirstTestCase : public Ns2BehaviourTestCase
     }
 };
 
+/**
+ * Sack1's send_much() resends holes only while the application has data not yet sent
+ * (t_seqno_ < curseq_, tcp-sack1.cc 1998 to 2.1b8a). The last 10 segments of a 100-segment
+ * transfer lose segments 90 and 93: the third duplicate ACK resends 90, but with all data sent
+ * hole 93 waits for the timeout; ns-3's SACK recovery resends it at once.
+ */
+class SackHoleAfterLastSegmentTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    explicit SackHoleAfterLastSegmentTestCase(TcpModel model)
+        : Ns2BehaviourTestCase("sack resends no further hole once all data is sent", model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.flavor = TcpFlavor::SACK;
+        // cwnd about 14 at the loss: pipe (cwnd - 3) falls below the halved cwnd before the
+        // duplicate ACKs run out, so without the gate hole 93 would go out in recovery.
+        s.parameters.initialSsthreshBytes = 8000;
+        s.bytes = 100000;
+        s.drops = {SegmentSeq(90), SegmentSeq(93)};
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        if (s.fastRetransmits != 1)
+        {
+            return std::to_string(s.fastRetransmits) + " fast retransmits, expected 1";
+        }
+        if (s.timeouts != 1)
+        {
+            return std::to_string(s.timeouts) + " timeouts: hole 93 was resent in recovery";
+        }
+        return "";
+    }
+};
+
+/**
+ * dupack_action()'s "recovered" is highest_ack_ > recover_: duplicate ACKs of the recovery
+ * point itself start no fast retransmit. NewReno, window 15 packets: segment 40 is lost, the
+ * recovery point is 55 (segments 40-54 were out), recovery sends 55-59 one per two duplicate
+ * ACKs; 55 is lost too, so once the full ACK (55) ends recovery, 56-59 bring duplicate ACKs of
+ * 55: ns-2 waits for the timer. Run on the ns2 model only: ns-3's sender waits too.
+ */
+class DupAcksAtRecoveryPointTestCase : public Ns2BehaviourTestCase
+{
+  public:
+    explicit DupAcksAtRecoveryPointTestCase(TcpModel model)
+        : Ns2BehaviourTestCase("no fast retransmit on duplicate ACKs of the recovery point", model)
+    {
+    }
+
+  protected:
+    void Setup(Ns2Scenario& s) override
+    {
+        s.parameters.flavor = TcpFlavor::NEWRENO;
+        s.parameters.windowBytes = 15000;
+        s.parameters.initialSsthreshBytes = 64000;
+        s.bytes = 100000;
+        s.drops = {SegmentSeq(40), SegmentSeq(55)};
+    }
+
+    std::string Check(const Ns2Scenario& s) override
+    {
+        if (s.fastRetransmits != 1 || s.timeouts != 1)
+        {
+            return std::to_string(s.fastRetransmits) + " fast retransmits and " +
+                   std::to_string(s.timeouts) + " timeouts, expected 1 and 1";
+        }
+        return "";
+    }
+};
+
 } // namespace
 
 /// ns-2.1b3 sender behaviours (Ns2TcpSocket), each also run on the ns3 model as a control.
@@ -1313,9 +1392,13 @@ class Ns2TcpTestSuite : public TestSuite
             AddTestCase(new RenoExitTestCase(model));
             AddTestCase(new NewRenoPartialAckTestCase(model));
             AddTestCase(new SackHolesFirstTestCase(model));
+            AddTestCase(new SackHoleAfterLastSegmentTestCase(model));
             AddTestCase(new IdleRestartTestCase(model, true));
         }
         AddTestCase(new IdleRestartTestCase(TcpModel::NS2, false));
+        // ns-3's NewReno agrees here (RFC 6582 section 3.2: fast retransmit only when the ACK
+        // covers more than recover); the ns2 model before 0.2.0 failed it.
+        AddTestCase(new DupAcksAtRecoveryPointTestCase(TcpModel::NS2));
         // The stress runs of satnet-tcp-flavor on the ns2 model.
         for (TcpFlavor flavor :
              {TcpFlavor::VANILLA, TcpFlavor::RENO, TcpFlavor::NEWRENO, TcpFlavor::SACK})
