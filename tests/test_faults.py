@@ -197,6 +197,18 @@ NEW_PARAMETER = """    {
 DESCRIPTION = {"""
 
 
+def stored_mm1(toy, tmp_path) -> tuple[Path, str, Path]:
+    """A copy of the M/M/1 example (to edit afterwards) whose toy study has been run: the
+    program, the --results folder and the study's store."""
+    program = tmp_path / "mm1.py"
+    program.write_text(MM1.read_text())
+    program.chmod(0o755)
+    toy.write_text(TOY.format(program=program))
+    results = str(tmp_path / "results")
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
+    return program, results, tmp_path / "results" / "toy"
+
+
 @pytest.mark.parametrize(
     ("edit", "said", "pin"),
     [
@@ -214,13 +226,7 @@ def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(
     """Runs made with one default and runs made with another would sit in one store as if
     alike: a design that leaves the parameter to the program is refused, one that sets it
     is not."""
-    program = tmp_path / "mm1.py"
-    program.write_text(MM1.read_text())
-    program.chmod(0o755)
-    toy.write_text(TOY.format(program=program))
-    results = str(tmp_path / "results")
-    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
-    store = tmp_path / "results" / "toy"
+    program, results, store = stored_mm1(toy, tmp_path)
     tables = {p.name: digest(p) for p in store.glob("*.parquet")}
     program.write_text(MM1.read_text().replace(*edit, 1))
     assert edit[1] in program.read_text()
@@ -240,13 +246,7 @@ def test_a_new_version_of_the_program_cannot_add_runs_to_the_store(toy, tmp_path
     """A program whose behaviour changed says so by its version (satnet's ns2 model when a
     reading of ns-2's source was corrected): its runs would not be like the stored ones, so
     the store refuses them whatever the design sets."""
-    program = tmp_path / "mm1.py"
-    program.write_text(MM1.read_text())
-    program.chmod(0o755)
-    toy.write_text(TOY.format(program=program))
-    results = str(tmp_path / "results")
-    assert cli.main(["run", str(toy), "--results", results, "--cores", "2"]) == 0
-    store = tmp_path / "results" / "toy"
+    program, results, store = stored_mm1(toy, tmp_path)
     tables = {p.name: digest(p) for p in store.glob("*.parquet")}
     runs = sorted(p.name for p in (store / "runs").rglob("*") if p.is_file())
     program.write_text(MM1.read_text().replace('"version": "1.0"', '"version": "1.1"', 1))
