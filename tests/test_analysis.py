@@ -443,3 +443,45 @@ def test_by_groups_and_study_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def read_csv_typed(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     numeric = ("buffer", "efficiency", "fairness")
     return [{k: float(v) if k in numeric else v for k, v in r.items()} for r in rows]  # type: ignore[arg-type]
+
+
+def test_goyal98_wan_sql_compares_the_wan_cells_with_the_paper(tmp_path, capsys):
+    """analysis/goyal98-wan.sql (issue 11's target): each WAN cell's mean beside the paper's,
+    and the summary row: mean, RMS and largest gap, cells within 0.10. A store whose WAN cells
+    are the paper's + 0.05 (one cell + 0.20), two replications each, and MEO runs the query
+    must leave out."""
+    with open(WAN_CSV) as f:
+        paper = list(csv.DictReader(f))
+    rows = []
+    for p in paper:
+        shift = 0.20 if (p["drop"], p["flavor"], p["buffer"]) == ("EPD", "Vanilla", "0.5") else 0.05
+        for link, spread in (("wan", 0.01), ("wan", -0.01), ("meo", 0.3)):
+            rows.append({"link": link, "drop": p["drop"].lower(), "flavor": p["flavor"].lower(),
+                         "bufferRtt": float(p["buffer"]),
+                         "efficiency": float(p["efficiency"]) + shift + spread,
+                         "fairness": float(p["fairness"])})  # fmt: skip
+    store = tmp_path / "results" / "g"
+    store.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows), store / "runs.parquet")
+    query = (ROOT / "analysis" / "goyal98-wan.sql").read_text()
+    argv = ["sql", "--results", str(tmp_path / "results"), "--study", "g", "--csv",
+            "--table", f"paper={WAN_CSV}", query]  # fmt: skip
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    table = list(csv.DictReader(out.splitlines()))
+    assert len(table) == 25
+    cell = next(
+        r for r in table if (r["drop"], r["flavor"], r["bufferRtt"]) == ("sd", "reno", "1.0")
+    )
+    assert (cell["runs"], cell["efficiency_gap"], cell["fairness_gap"]) == ("2", "0.05", "0.0")
+    assert math.isclose(float(cell["efficiency_sd"]), 0.014, abs_tol=0.0005)
+    every = table[-1]
+    paper_mean = sum(float(p["efficiency"]) for p in paper) / 24
+    assert every["drop"] == "all" and every["runs"] == "48"
+    assert math.isclose(
+        float(every["efficiency"]), paper_mean + (23 * 0.05 + 0.20) / 24, abs_tol=6e-4
+    )
+    assert math.isclose(
+        float(every["rms_efficiency_gap"]), math.sqrt((23 * 0.05**2 + 0.20**2) / 24), abs_tol=6e-4
+    )
+    assert (every["efficiency_gap"], every["cells_within_0_10"]) == ("0.2", "23")
