@@ -485,3 +485,40 @@ def test_goyal98_wan_sql_compares_the_wan_cells_with_the_paper(tmp_path, capsys)
         float(every["rms_efficiency_gap"]), math.sqrt((23 * 0.05**2 + 0.20**2) / 24), abs_tol=6e-4
     )
     assert (every["efficiency_gap"], every["cells_within_0_10"]) == ("0.2", "23")
+
+
+def test_goyal98_load_sql_counts_the_backlogged_connections_of_each_wan_cell(tmp_path, capsys):
+    """analysis/goyal98-load.sql: per WAN cell, offered load and goodput in units of C and the
+    connections whose requested bytes are not all received at the end, averaged over the
+    replications; MEO runs are left out. Two replications of one cell with 3 and 1 of 4
+    connections backlogged, and a MEO run with all 4."""
+    runs, connections = [], []
+    for config, link, backlogged_per_rep in (("w", "wan", (3, 1)), ("m", "meo", (4,))):
+        for rep, backlogged in enumerate(backlogged_per_rep, start=1):
+            runs.append({"config_id": config, "replication": rep, "link": link, "drop": "epd",
+                         "flavor": "reno", "bufferRtt": 0.5, "capacity_bps": 40e6,
+                         "offered_bps": 50e6 + rep * 2e6, "goodput_bps": 36e6})  # fmt: skip
+            for vc in range(4):
+                received = 1000 if vc < backlogged else 2000
+                connections.append({"config_id": config, "replication": rep, "vc": vc,
+                                    "bytes_received": received, "bytes_requested": 2000})  # fmt: skip
+    store = tmp_path / "results" / "g"
+    store.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(runs), store / "runs.parquet")
+    pq.write_table(pa.Table.from_pylist(connections), store / "connections.parquet")
+    query = (ROOT / "analysis" / "goyal98-load.sql").read_text()
+    argv = ["sql", "--results", str(tmp_path / "results"), "--study", "g", "--csv", query]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    assert list(csv.DictReader(out.splitlines())) == [
+        {
+            "drop": "epd",
+            "flavor": "reno",
+            "bufferRtt": "0.5",
+            "runs": "2",
+            "offered_per_c": "1.325",
+            "goodput_per_c": "0.9",
+            "backlogged": "2.0",
+            "connections": "4.0",
+        }
+    ]
