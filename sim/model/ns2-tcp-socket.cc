@@ -2,12 +2,14 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-tx-buffer.h"
+#include "ns3/uinteger.h"
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
@@ -74,6 +76,34 @@ Ns2TcpSocket::GetTypeId()
                           StringValue("ns3::UniformRandomVariable[Min=0.0|Max=1.0]"),
                           MakePointerAccessor(&Ns2TcpSocket::m_tickPhase),
                           MakePointerChecker<RandomVariableStream>())
+            .AddAttribute("SlowStart",
+                          "How the first slow start opens the window per new ACK covering k "
+                          "segments: stcp +1 (ns-2's opencwnd()); bc, Byte Counting (Allman "
+                          "1998), +min(k, L); dbc, Decreasing Byte Counting (Barakat & Altman "
+                          "2000), +min(k, L) / d(W) with d(W) = 1 + (DbcMaxD - 1)(W - 1) / "
+                          "(W_th - 1), W the window and W_th the initial ssthresh, in packets. "
+                          "Later slow starts (after a timeout, fast retransmit or idle "
+                          "restart) are stcp",
+                          EnumValue(SlowStartPolicy::STCP),
+                          MakeEnumAccessor<SlowStartPolicy>(&Ns2TcpSocket::m_slowStart),
+                          MakeEnumChecker(SlowStartPolicy::STCP,
+                                          "stcp",
+                                          SlowStartPolicy::BC,
+                                          "bc",
+                                          SlowStartPolicy::DBC,
+                                          "dbc"))
+            .AddAttribute("ByteCountingLimit",
+                          "L: the most segments one ACK may add under bc and dbc (Allman "
+                          "1998 and Barakat & Altman 2000 use 2)",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&Ns2TcpSocket::m_byteCountingLimit),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DbcMaxD",
+                          "d_max of dbc: the slow start's d when the window reaches the "
+                          "initial ssthresh (Barakat & Altman 2000, sec. 5.2: 2)",
+                          DoubleValue(2),
+                          MakeDoubleAccessor(&Ns2TcpSocket::m_dbcMaxD),
+                          MakeDoubleChecker<double>(1))
             .AddTraceSource("CongestionWindowPackets",
                             "ns-2's cwnd_, in packets",
                             MakeTraceSourceAccessor(&Ns2TcpSocket::m_cwnd),
@@ -101,7 +131,11 @@ Ns2TcpSocket::Ns2TcpSocket(const Ns2TcpSocket& sock)
       m_tickPhase(sock.m_tickPhase),
       m_tick(sock.m_tick),
       m_initialRto(sock.m_initialRto),
-      m_slowStartRestart(sock.m_slowStartRestart)
+      m_slowStartRestart(sock.m_slowStartRestart),
+      m_sackHolesNeedUnsentData(sock.m_sackHolesNeedUnsentData),
+      m_slowStart(sock.m_slowStart),
+      m_byteCountingLimit(sock.m_byteCountingLimit),
+      m_dbcMaxD(sock.m_dbcMaxD)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -168,6 +202,7 @@ Ns2TcpSocket::InitWindow()
     m_initialized = true;
     m_cwnd = GetInitialCwnd();
     m_ssthresh = GetInitialSSThresh() / GetSegSize();
+    m_initialSsthresh = m_ssthresh;
     m_rtxcur = m_initialRto;
     m_bootTime = m_tick * m_tickPhase->GetValue();
     PublishWindow();
@@ -395,11 +430,11 @@ Ns2TcpSocket::Ns2NewAck(SequenceNumber32 ack)
 }
 
 void
-Ns2TcpSocket::OpenCwnd()
+Ns2TcpSocket::OpenCwnd(uint32_t segmentsAcked)
 {
     if (m_cwnd < m_ssthresh)
     {
-        m_cwnd = m_cwnd + 1;
+        m_cwnd = m_cwnd + SlowStartIncrease(segmentsAcked);
     }
     else
     {
@@ -407,11 +442,29 @@ Ns2TcpSocket::OpenCwnd()
     }
 }
 
-void
-Ns2TcpSocket::RecvNewAck(SequenceNumber32 ack)
+double
+Ns2TcpSocket::SlowStartIncrease(uint32_t segmentsAcked) const
 {
+    if (!m_firstSlowStart || m_slowStart == SlowStartPolicy::STCP)
+    {
+        return 1;
+    }
+    const double counted = std::min(segmentsAcked, m_byteCountingLimit);
+    if (m_slowStart == SlowStartPolicy::BC || m_initialSsthresh <= 1)
+    {
+        return counted;
+    }
+    const double d = 1 + (m_dbcMaxD - 1) * (m_cwnd - 1) / (m_initialSsthresh - 1.0);
+    return counted / d;
+}
+
+void
+Ns2TcpSocket::RecvNewAck(SequenceNumber32 ack, SequenceNumber32 oldHead)
+{
+    const uint32_t mss = GetSegSize();
+    const uint32_t segmentsAcked = (ack - oldHead + mss - 1) / mss;
     Ns2NewAck(ack);
-    OpenCwnd();
+    OpenCwnd(segmentsAcked);
     m_tcb->m_congState = TcpSocketState::CA_OPEN;
 }
 
@@ -420,6 +473,7 @@ Ns2TcpSocket::Slowdown(double cwnd)
 {
     const uint32_t halfWindow = WindowPackets() / 2;
     m_ssthresh = std::max<uint32_t>(halfWindow, 2);
+    m_firstSlowStart = false;
     m_cwnd = std::max(1.0, cwnd > 0 ? cwnd : static_cast<double>(halfWindow));
     NS_LOG_DEBUG("slowdown: ssthresh " << m_ssthresh << " cwnd " << m_cwnd);
 }
@@ -625,7 +679,7 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
         switch (flavor)
         {
         case TcpFlavor::VANILLA:
-            RecvNewAck(ackNumber);
+            RecvNewAck(ackNumber, oldHeadSequence);
             break;
         case TcpFlavor::RENO:
             // Any new ACK ends fast recovery: the window deflates to cwnd (= ssthresh).
@@ -634,7 +688,7 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
                 m_lastAction = CwndAction::EXITED;
             }
             m_dupwnd = 0;
-            RecvNewAck(ackNumber);
+            RecvNewAck(ackNumber, oldHeadSequence);
             break;
         case TcpFlavor::NEWRENO:
             if (Recovered(ackNumber) || m_lastAction != CwndAction::DUPACK)
@@ -647,7 +701,7 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
                         m_lastAction = CwndAction::EXITED;
                     }
                 }
-                RecvNewAck(ackNumber);
+                RecvNewAck(ackNumber, oldHeadSequence);
             }
             else
             {
@@ -664,7 +718,7 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
             }
             break;
         case TcpFlavor::SACK:
-            RecvNewAck(ackNumber);
+            RecvNewAck(ackNumber, oldHeadSequence);
             m_afterTimeout = false;
             m_scoreboard.Clear();
             break;
@@ -703,6 +757,7 @@ Ns2TcpSocket::IdleRestart()
     m_recoverSet = true;
     m_lastAction = CwndAction::TIMEOUT;
     m_cwnd = 1; // slowdown(CLOSE_CWND_ONE): ssthresh kept
+    m_firstSlowStart = false;
     m_ssthresh = std::max<uint32_t>(m_ssthresh, 2);
     if (GetFlavor() == TcpFlavor::SACK)
     {

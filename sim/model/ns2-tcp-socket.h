@@ -39,7 +39,8 @@ namespace ns3
  *   than the RTO starts in slow start. Sending with nothing outstanding sets the timer afresh
  *   (output()'s force_set_rtx_timer). Off with SlowStartRestart = false.
  * - Window (tcp.cc opencwnd/slowdown): cwnd in packets, +1 per new ACK below ssthresh, else
- *   +1/cwnd, whatever the bytes acknowledged; window = min(floor(cwnd), wnd) packets, wnd the
+ *   +1/cwnd, whatever the bytes acknowledged (SlowStart = stcp; bc and dbc, Barakat & Altman's
+ *   faster first slow starts, count the segments an ACK covers instead); window = min(floor(cwnd), wnd) packets, wnd the
  *   largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
  *   A timeout sets cwnd = 1 and resends from the first unacknowledged segment (go-back-N).
  * - VANILLA (Agent/TCP with fast retransmit off, as the study's Vanilla): timeouts only.
@@ -60,6 +61,14 @@ namespace ns3
 class Ns2TcpSocket : public TcpFlavorSocket
 {
   public:
+    /// How the first slow start opens the window (attribute SlowStart).
+    enum class SlowStartPolicy
+    {
+        STCP, ///< +1 segment per new ACK (ns-2's opencwnd())
+        BC,   ///< Byte Counting: +min(k, L) for an ACK of k segments
+        DBC,  ///< Decreasing Byte Counting: +min(k, L) / d(W)
+    };
+
     /// @return the object TypeId
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
@@ -123,12 +132,24 @@ class Ns2TcpSocket : public TcpFlavorSocket
     /// segment or more (dupack_action()'s highest_ack_ > recover_)
     bool PassedRecoverPoint(SequenceNumber32 ack) const;
 
-    /// New ACK outside recovery (recv_newack_helper): newack() then opencwnd().
-    void RecvNewAck(SequenceNumber32 ack);
+    /**
+     * New ACK outside recovery (recv_newack_helper): newack() then opencwnd().
+     * @param ack the ACK number
+     * @param oldHead the first unacknowledged byte before it
+     */
+    void RecvNewAck(SequenceNumber32 ack, SequenceNumber32 oldHead);
     /// ns-2's newack(): timer, dupacks, RTT sample, backoff.
     void Ns2NewAck(SequenceNumber32 ack);
-    /// ns-2's opencwnd().
-    void OpenCwnd();
+    /**
+     * ns-2's opencwnd(), with the slow-start policy.
+     * @param segmentsAcked segments the new ACK covers
+     */
+    void OpenCwnd(uint32_t segmentsAcked);
+    /**
+     * @param segmentsAcked segments the new ACK covers
+     * @return what slow start adds to cwnd for it, packets
+     */
+    double SlowStartIncrease(uint32_t segmentsAcked) const;
     /**
      * ns-2's slowdown(CLOSE_SSTHRESH_HALF | ...): ssthresh = max(floor(window / 2), 2).
      * @param cwnd the congestion window afterwards, packets (0: the halved window)
@@ -167,10 +188,15 @@ class Ns2TcpSocket : public TcpFlavorSocket
     Time m_initialRto;                     ///< rtxcur_init_
     bool m_slowStartRestart{true};         ///< slow_start_restart_ (with restart_bugfix_)
     bool m_sackHolesNeedUnsentData{true};  ///< Sack1's send_much() gate t_seqno_ < curseq_
+    SlowStartPolicy m_slowStart{SlowStartPolicy::STCP}; ///< the first slow start's policy
+    uint32_t m_byteCountingLimit{2};       ///< L of bc and dbc
+    double m_dbcMaxD{2};                   ///< d_max of dbc
 
     bool m_initialized{false};  ///< window state set from the attributes
     TracedValue<double> m_cwnd{1}; ///< cwnd_, packets
     uint32_t m_ssthresh{2};     ///< ssthresh_, packets
+    uint32_t m_initialSsthresh{2}; ///< W_th: ssthresh at the start, packets
+    bool m_firstSlowStart{true};   ///< no loss reaction or idle restart yet
     uint32_t m_maxWnd{0};       ///< largest window the peer advertised, bytes
     uint32_t m_dupacks{0};      ///< dupacks_
     uint32_t m_dupwnd{0};       ///< dupwnd_: window inflation in fast recovery, packets

@@ -1377,6 +1377,164 @@ class IdleRestartTestCase : public TestCase
     bool m_restart;   ///< SlowStartRestart
 };
 
+/**
+ * The first slow start under each policy of Ns2TcpSocket::SlowStart, on a path with a receiver
+ * that ACKs every other segment (d = 2 under stcp): after each new ACK covering k segments,
+ * cwnd (packets) must have grown by exactly 1 (stcp), min(k, 2) (bc) or min(k, 2) / d(W) with
+ * d(W) = 1 + (W - 1) / (W_th - 1) (dbc, d_max = 2), W the window before the ACK, while below
+ * W_th = 11; then by 1/W. Barakat & Altman (2000), sec. 4-5, as shared/spec/barakat.md reads
+ * them. With a loss (Vanilla, segment 40 lost once, so a timeout): after the timeout every slow
+ * start is stcp's +1, even for the ACK that covers the segments resent by go-back-N. A policy
+ * ignored (stcp's +1), or kept after the timeout, fails the check.
+ */
+class SlowStartPolicyTestCase : public TestCase
+{
+  public:
+    /**
+     * @param policy the SlowStart attribute's value: "stcp", "bc" or "dbc"
+     * @param withLoss lose segment 40 once (Vanilla: found by timeout)
+     */
+    SlowStartPolicyTestCase(const std::string& policy, bool withLoss)
+        : TestCase("slow start " + policy + (withLoss ? ", then a timeout: stcp after it" : "")),
+          m_policy(policy),
+          m_withLoss(withLoss)
+    {
+    }
+
+  private:
+    /// The sender's state after a new ACK.
+    struct Step
+    {
+        uint32_t k;        ///< segments the ACK covered
+        double cwnd;       ///< cwnd afterwards, packets
+        uint32_t ssthresh; ///< ssthresh afterwards, packets
+        uint64_t timeouts; ///< timeouts so far
+    };
+
+    /**
+     * @param k segments the ACK covers @param w cwnd before it @param wth ssthresh
+     * @param first in the first slow start @return the increase the spec gives
+     */
+    double Expected(uint32_t k, double w, double wth, bool first) const
+    {
+        if (w >= wth)
+        {
+            return 1.0 / w;
+        }
+        const double counted = std::min<uint32_t>(k, 2);
+        if (first && m_policy == "bc")
+        {
+            return counted;
+        }
+        if (first && m_policy == "dbc")
+        {
+            return counted / (1 + (w - 1) / (INITIAL_SSTHRESH - 1));
+        }
+        return 1;
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::Ns2TcpSocket::SlowStart", StringValue(m_policy));
+        TcpParameters parameters = TcpParameters::ForLink(
+            LinkPreset::Get("wan"), m_withLoss ? TcpFlavor::VANILLA : TcpFlavor::RENO);
+        parameters.model = TcpModel::NS2;
+        parameters.mss = 1000;
+        parameters.windowBytes = 64000;
+        parameters.initialSsthreshBytes = INITIAL_SSTHRESH * 1000;
+        HostPair pair = BuildHostPair(parameters);
+        Ptr<SegmentDropModel> dropModel = CreateObject<SegmentDropModel>();
+        if (m_withLoss)
+        {
+            dropModel->SetTargets({SegmentSeq(40)});
+        }
+        DynamicCast<PointToPointNetDevice>(pair.devices.Get(1))->SetReceiveErrorModel(dropModel);
+        Ptr<PacketSink> sink = InstallSink(pair.nodes.Get(1));
+        // Delayed ACKs at the receiver: the accepted socket inherits the listener's count.
+        Simulator::Schedule(Seconds(0.5), [sink]() {
+            sink->GetListeningSocket()->SetAttribute("DelAckCount", UintegerValue(2));
+        });
+        Ptr<BulkSendApplication> app =
+            InstallBulkSender(pair.nodes.Get(0), pair.ifaces.GetAddress(1), 100000, Seconds(1));
+        Simulator::Schedule(Seconds(1) + NanoSeconds(1), [this, app]() {
+            m_sender = DynamicCast<Ns2TcpSocket>(app->GetSocket());
+            NS_ASSERT(m_sender);
+            m_sender->TraceConnectWithoutContext(
+                "Rx",
+                MakeCallback(&SlowStartPolicyTestCase::OnRx, this));
+        });
+        Simulator::Stop(Seconds(30));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(sink->GetTotalRx(), 100000, "transfer incomplete");
+        NS_TEST_ASSERT_MSG_EQ(dropModel->GetDropped(), m_withLoss ? 1 : 0, "planned drops");
+        NS_TEST_ASSERT_MSG_EQ(m_sender->GetTimeouts(), m_withLoss ? 1 : 0, "timeouts");
+        NS_TEST_ASSERT_MSG_EQ(m_sender->GetFastRetransmits(), 0, "fast retransmits");
+        NS_TEST_ASSERT_MSG_GT(m_steps.size(), 20, "too few ACKs");
+        const auto covering2 = std::count_if(m_steps.begin(), m_steps.end(), [](const Step& st) {
+            return st.k == 2;
+        });
+        NS_TEST_ASSERT_MSG_GT(covering2, 10, "the receiver must ACK every other segment");
+        double w = 1; // the initial window
+        uint32_t wth = INITIAL_SSTHRESH;
+        uint64_t timeouts = 0;
+        bool afterTimeoutChecked = false;
+        for (size_t i = 0; i < m_steps.size(); ++i)
+        {
+            const Step& st = m_steps[i];
+            if (st.timeouts > timeouts)
+            {
+                w = 1; // the timeout before this ACK set cwnd to 1 and a new ssthresh
+                wth = st.ssthresh;
+                timeouts = st.timeouts;
+                afterTimeoutChecked = st.k > 2;
+            }
+            const double expected = w + Expected(st.k, w, wth, timeouts == 0);
+            NS_TEST_ASSERT_MSG_EQ_TOL(st.cwnd,
+                                      expected,
+                                      1e-9,
+                                      "cwnd after ACK " << i << " covering " << st.k
+                                                        << " segments, from " << w
+                                                        << ", timeouts " << timeouts);
+            w = st.cwnd;
+            wth = st.ssthresh;
+        }
+        if (m_withLoss)
+        {
+            // go-back-N's first new ACK covers the lost segment and those behind it.
+            NS_TEST_ASSERT_MSG_EQ(afterTimeoutChecked, true, "no ACK of k > 2 after the timeout");
+        }
+        m_sender = nullptr;
+        Simulator::Destroy();
+        Config::Reset();
+    }
+
+    void OnRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        const uint32_t ack = h.GetAckNumber().GetValue();
+        if (!(h.GetFlags() & TcpHeader::ACK) || ack <= m_highestAck)
+        {
+            return;
+        }
+        const uint32_t k = (ack - m_highestAck + 999) / 1000;
+        m_highestAck = ack;
+        // Read the state once the ACK has been processed.
+        Simulator::ScheduleNow([this, k]() {
+            m_steps.push_back({k,
+                               m_sender->GetCwndPackets(),
+                               m_sender->GetSsthreshPackets(),
+                               m_sender->GetTimeouts()});
+        });
+    }
+
+    static constexpr uint32_t INITIAL_SSTHRESH = 11; ///< W_th, packets
+
+    std::string m_policy;        ///< the policy run
+    bool m_withLoss;             ///< segment 40 lost once
+    Ptr<Ns2TcpSocket> m_sender;  ///< the sender
+    uint32_t m_highestAck{1};    ///< highest ACK so far (1: the SYN's)
+    std::vector<Step> m_steps;   ///< state after each new ACK
+};
+
 class Ns2TcpTestSuite : public TestSuite
 {
   public:
@@ -1396,6 +1554,11 @@ class Ns2TcpTestSuite : public TestSuite
             AddTestCase(new IdleRestartTestCase(model, true));
         }
         AddTestCase(new IdleRestartTestCase(TcpModel::NS2, false));
+        for (const char* policy : {"stcp", "bc", "dbc"})
+        {
+            AddTestCase(new SlowStartPolicyTestCase(policy, false));
+            AddTestCase(new SlowStartPolicyTestCase(policy, true));
+        }
         // ns-3's NewReno agrees here (RFC 6582 section 3.2: fast retransmit only when the ACK
         // covers more than recover); the ns2 model before 0.2.0 failed it.
         AddTestCase(new DupAcksAtRecoveryPointTestCase(TcpModel::NS2));
