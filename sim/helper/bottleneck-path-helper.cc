@@ -6,10 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue-size.h"
-#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
-
-#include <string>
 
 namespace ns3
 {
@@ -44,11 +41,13 @@ BottleneckPathHelper::Install(uint32_t senders)
 
     Ipv4AddressHelper addresses;
     TrafficControlHelper trafficControl;
-    auto connect = [&](PointToPointHelper& link, Ptr<Node> a, Ptr<Node> b, uint32_t subnet) {
+    // Assign installs a queue disc only where flow control is on: the access links.
+    auto connect = [&](PointToPointHelper& link, Ptr<Node> a, Ptr<Node> b, uint32_t subnet,
+                       bool withQueueDisc) {
         NetDeviceContainer devices = link.Install(a, b);
         addresses.SetBase(Ipv4Address((10U << 24) | (subnet << 8)), "255.255.255.0");
         Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
-        if (&link == &access) // Assign installs no queue disc where flow control is off
+        if (withQueueDisc)
         {
             trafficControl.Uninstall(devices);
         }
@@ -56,10 +55,11 @@ BottleneckPathHelper::Install(uint32_t senders)
     };
     for (uint32_t i = 0; i < senders; ++i)
     {
-        connect(access, m_senders.Get(i), routers.Get(0), i + 2);
+        connect(access, m_senders.Get(i), routers.Get(0), i + 2, true);
     }
-    m_bottleneckDevice = connect(bottleneck, routers.Get(0), routers.Get(1), 1).first.Get(0);
-    m_receiverAddress = connect(access, m_receiver, routers.Get(1), 0).second.GetAddress(0);
+    m_bottleneckDevice =
+        connect(bottleneck, routers.Get(0), routers.Get(1), 1, false).first.Get(0);
+    m_receiverAddress = connect(access, m_receiver, routers.Get(1), 0, true).second.GetAddress(0);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 }
 

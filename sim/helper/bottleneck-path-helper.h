@@ -11,7 +11,6 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
-#include <vector>
 
 namespace ns3
 {

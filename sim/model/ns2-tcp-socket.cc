@@ -445,7 +445,9 @@ Ns2TcpSocket::OpenCwnd(uint32_t segmentsAcked)
 double
 Ns2TcpSocket::SlowStartIncrease(uint32_t segmentsAcked) const
 {
-    if (!m_firstSlowStart || m_slowStart == SlowStartPolicy::STCP)
+    // Every cut of cwnd (fast retransmit, timeout, idle restart) sets last_cwnd_action_ first.
+    const bool firstSlowStart = m_lastAction == CwndAction::NONE;
+    if (!firstSlowStart || m_slowStart == SlowStartPolicy::STCP)
     {
         return 1;
     }
@@ -473,7 +475,6 @@ Ns2TcpSocket::Slowdown(double cwnd)
 {
     const uint32_t halfWindow = WindowPackets() / 2;
     m_ssthresh = std::max<uint32_t>(halfWindow, 2);
-    m_firstSlowStart = false;
     m_cwnd = std::max(1.0, cwnd > 0 ? cwnd : static_cast<double>(halfWindow));
     NS_LOG_DEBUG("slowdown: ssthresh " << m_ssthresh << " cwnd " << m_cwnd);
 }
@@ -757,7 +758,6 @@ Ns2TcpSocket::IdleRestart()
     m_recoverSet = true;
     m_lastAction = CwndAction::TIMEOUT;
     m_cwnd = 1; // slowdown(CLOSE_CWND_ONE): ssthresh kept
-    m_firstSlowStart = false;
     m_ssthresh = std::max<uint32_t>(m_ssthresh, 2);
     if (GetFlavor() == TcpFlavor::SACK)
     {

@@ -40,8 +40,8 @@ namespace ns3
  *   (output()'s force_set_rtx_timer). Off with SlowStartRestart = false.
  * - Window (tcp.cc opencwnd/slowdown): cwnd in packets, +1 per new ACK below ssthresh, else
  *   +1/cwnd, whatever the bytes acknowledged (SlowStart = stcp; bc and dbc, Barakat & Altman's
- *   faster first slow starts, count the segments an ACK covers instead); window = min(floor(cwnd), wnd) packets, wnd the
- *   largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
+ *   faster first slow starts, count the segments an ACK covers instead); window =
+ *   min(floor(cwnd), wnd) packets, wnd the largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
  *   A timeout sets cwnd = 1 and resends from the first unacknowledged segment (go-back-N).
  * - VANILLA (Agent/TCP with fast retransmit off, as the study's Vanilla): timeouts only.
  * - RENO (tcp-reno.cc): the 3rd duplicate ACK halves (cwnd = ssthresh = window/2), retransmits
@@ -196,7 +196,6 @@ class Ns2TcpSocket : public TcpFlavorSocket
     TracedValue<double> m_cwnd{1}; ///< cwnd_, packets
     uint32_t m_ssthresh{2};     ///< ssthresh_, packets
     uint32_t m_initialSsthresh{2}; ///< W_th: ssthresh at the start, packets
-    bool m_firstSlowStart{true};   ///< no loss reaction or idle restart yet
     uint32_t m_maxWnd{0};       ///< largest window the peer advertised, bytes
     uint32_t m_dupacks{0};      ///< dupacks_
     uint32_t m_dupwnd{0};       ///< dupwnd_: window inflation in fast recovery, packets
