@@ -3,6 +3,8 @@
 The package's rooms, in the data's direction; each imports only the rooms before it:
 
 - ``engine``: the engine contract: a simulation program, its ``--describe``, one run;
+- ``theory``: a study's analytic model as code (Barakat & Altman's Theorem 1 and eqs. (4)-(7)),
+  pure arithmetic the design names and the report draws beside the simulation;
 - ``design``: the YAML design, checked against its program, expanded into runs;
 - ``store``: one study's results (``results/<study>/``): runs typed by the description,
   compaction, the recorded design, SQL views;
@@ -18,4 +20,4 @@ The package's rooms, in the data's direction; each imports only the rooms before
 __version__ = "0.1.0"
 
 #: The rooms, lowest first (tests/test_layers.py checks that imports go only downward).
-LAYERS = ("engine", "design", "store", "analysis", "report", "workflow", "cluster", "cli")
+LAYERS = ("engine", "theory", "design", "store", "analysis", "report", "workflow", "cluster", "cli")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from satsweep import cli
 from satsweep.engine import USAGE_ERROR, Program
+from satsweep.theory.barakat import theorem1_wb
 from tests.conftest import run_satnet_cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -132,12 +132,6 @@ def test_same_run_gives_identical_summary_and_another_run_differs(satnet, small_
     assert stable(other["summary"]) != stable(small_run["summary"])
 
 
-def barakat_window(buffer_packets: int, pipe_packets: float) -> float:
-    """W_B of Barakat & Altman's Theorem 1 (d = 1): B + min(mu*T, 2^(n-1)), 2^n >= 2B."""
-    n = math.ceil(math.log2(2 * buffer_packets))
-    return buffer_packets + min(pipe_packets, 2 ** (n - 1))
-
-
 @pytest.mark.parametrize("buffer_packets", [8, 150])
 def test_slow_start_overflow_matches_barakat_altman(satnet, buffer_packets):
     cells_per_packet = 23
@@ -156,7 +150,7 @@ def test_slow_start_overflow_matches_barakat_altman(satnet, buffer_packets):
         + cells_per_packet * 53 * 8 * (2 / p["accessRate"] + 1 / p["bottleneckRate"])
         + ack_cells * 53 * 8 * (2 / p["accessRate"] + 1 / p["bottleneckRate"])
     )
-    expected = barakat_window(buffer_packets, mu * rtt)
+    expected = theorem1_wb(buffer_packets, mu * rtt, 1)
     simulated = result["connections"][0]["cwnd_at_first_drop_segments"]
     assert simulated is not None, "the buffer never overflowed"
     tolerance = max(0.10 * expected, 2)
