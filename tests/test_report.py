@@ -263,7 +263,7 @@ def test_figures_and_html(synth: Path) -> None:
         f"{link}-{response}-{kind}.png"
         for link in LINKS
         for response in ("efficiency", "fairness")
-        for kind in ("effects", "interactions")
+        for kind in ("effects", "interactions", "curves")  # bufferRtt: 3 numeric levels
     )
     assert pngs == expected
     assert sorted(re.findall(r'<img src="([^"]+)"', html)) == expected
@@ -303,7 +303,7 @@ def test_report_is_replaced_whole_and_kept_on_error(synth: Path, tmp_path: Path)
     assert sorted(p.name for p in target.glob("*.png")) == [
         f"{response}-{kind}.png"
         for response in ("efficiency", "fairness")
-        for kind in ("effects", "interactions")
+        for kind in ("curves", "effects", "interactions")
     ]
     assert "## All runs" in (target / "report.md").read_text()
     new = index.read_text()
@@ -397,3 +397,19 @@ def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
     assert f"0.9900 ± {T_95_1 * 0.01:.4f} †" in fairness
     assert "† The interval runs past 1, a bound fairness cannot cross" in fairness
     assert "†" not in section(markdown, "wan", "efficiency")  # no bound declared
+
+
+def test_curves_only_over_a_numeric_column_factor(tmp_path: Path) -> None:
+    """The curves follow the results table (its means and intervals, tested above): drawn over
+    bufferRtt's 0.5, 1, 2, not over flavor's names."""
+    write_store(tmp_path, synthetic_runs())
+    argv = ["report", "synth", "--results", str(tmp_path), "--responses", "efficiency"]
+    assert cli.main([*argv, "--factors", "bufferRtt,flavor"]) == 0
+    directory = tmp_path / "synth" / "report"
+    assert not list(directory.glob("*-curves.png"))
+    assert cli.main([*argv, "--factors", "flavor,bufferRtt"]) == 0
+    assert sorted(p.name for p in directory.glob("*-curves.png")) == [
+        f"{link}-efficiency-curves.png" for link in sorted(LINKS)
+    ]
+    markdown = (directory / "report.md").read_text()
+    assert "efficiency against bufferRtt" in markdown

@@ -368,3 +368,26 @@ def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
     assert cs.field("first_drop_s").type == pa.float64()
     assert connections.column("first_drop_s").to_pylist() == [1.0, None]
     assert connections.column("config_id").to_pylist() == [run.config_id] * 2
+
+
+@pytest.mark.parametrize(
+    ("analysis", "field", "allowed"),
+    [
+        ("theory: nope", "analysis.theory", "allowed: barakat"),
+        ("traces: [{table: nope, x: time, y: [cwnd]}]", "analysis.traces[0].table",
+         "allowed: transfers, cwnd"),
+        ("traces: [{table: cwnd, x: when, y: [cwnd]}]", "analysis.traces[0].x",
+         "allowed: source, transfer, time, cwnd, ssthresh"),
+        ("traces: [{table: cwnd, x: time, y: [cwnd, speed]}]", "analysis.traces[0].y",
+         "allowed: source, transfer, time, cwnd, ssthresh"),
+    ],
+)  # fmt: skip
+def test_analysis_theory_and_traces_are_checked(tmp_path, capsys, analysis, field, allowed):
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "study: d\nprogram: barakat\nfactors:\n  buffer: [10, 20]\nreplications: 1\n"
+        f"analysis:\n  {analysis}\n"
+    )
+    assert cli.main(["plan", str(design)]) == 2
+    err = capsys.readouterr().err
+    assert f"{design}: {field}: " in err and allowed in err, err

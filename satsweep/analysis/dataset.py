@@ -262,6 +262,24 @@ class Dataset:
             for row in sql.rows(self._con, "cells")
         ]
 
+    def cell_runs(
+        self,
+        response: str,
+        factors: Sequence[str],
+        *,
+        by: str | None = None,
+        group: str | None = None,
+    ) -> dict[tuple[str, ...], dict[str, Any]]:
+        """One run of every cell of ``factors`` (its first in the table), every column of it,
+        keyed by the cell's levels as :meth:`cells` gives them (``26-cell_runs.sql``)."""
+        keys = [c.levels for c in self.cells(response, factors, by=by, group=group)]
+        sql.run(self._con, sql.CELL_RUNS)  # on the cells just made, in their order
+        runs = sql.rows(self._con, sql.created_table(sql.CELL_RUNS))
+        return {
+            key: {k: v for k, v in run.items() if k != "cell_id"}
+            for key, run in zip(keys, runs, strict=True)
+        }
+
     def _assemble(
         self,
         response: str,

@@ -49,6 +49,7 @@ VALUE_CHECKS = "11-value_checks"
 CELLS = "20-cells"
 DESIGN_TABLES = (CELLS, "21-cell_levels", "22-factors", "23-levels", "24-design_problems")
 DESIGN_CHECKS = "25-design_checks"
+CELL_RUNS = "26-cell_runs"
 STATISTICS = (
     "30-summary",
     "31-main_effects",
@@ -59,6 +60,8 @@ STATISTICS = (
 )
 INTERVALS = "40-confidence_intervals"
 PROVENANCE = "50-provenance"
+FIRST_RUNS = "55-first_runs"
+TRACE_ROWS = "56-trace_rows"
 
 
 @cache

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from satsweep.design import TraceSettings
 from satsweep.engine import value_text
 from satsweep.store import Store
 
@@ -25,6 +26,8 @@ class StudyDesign:
     layout: list[str] = field(default_factory=list)  # the default factors, columns last
     units: Mapping[str, str] = field(default_factory=dict)
     bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    theory: str | None = None  # a name of satsweep.theory.THEORIES
+    traces: list[TraceSettings] = field(default_factory=list)
     recorded: bool = False
 
     def outside(self, name: str, low: float, high: float) -> float | None:
@@ -64,5 +67,7 @@ def study_design(store: Store) -> StudyDesign:
             for f in describe.summary
             if f.minimum is not None or f.maximum is not None
         },
+        theory=settings.theory,
+        traces=list(settings.traces),
         recorded=True,
     )

@@ -1,5 +1,5 @@
 """Sweep designs: the YAML file, checked against its program's ``--describe``, and its
-expansion into configurations and runs. Imports only the engine room."""
+expansion into configurations and runs. Imports only the engine and theory rooms."""
 
 from satsweep.design.design import (
     MAX_REPLICATIONS,
@@ -11,6 +11,7 @@ from satsweep.design.design import (
     Design,
     DesignError,
     Run,
+    TraceSettings,
     config_id,
     load_design,
     rng_run,
@@ -26,6 +27,7 @@ __all__ = [
     "Design",
     "DesignError",
     "Run",
+    "TraceSettings",
     "config_id",
     "load_design",
     "rng_run",

@@ -41,10 +41,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
 from satsweep.engine import Description, Program, ProgramError, flags, value_text
+from satsweep.theory import THEORIES
 
 __all__ = [
     "RESERVED_PARAMETERS",
     "AnalysisSettings",
+    "TraceSettings",
     "Configuration",
     "Design",
     "DesignError",
@@ -83,15 +85,32 @@ class Resources(BaseModel):
     mem_mb: int = Field(default=512, ge=1)
 
 
+class TraceSettings(BaseModel):
+    """A figure of the report drawn from one of the program's tables: its ``y`` columns against
+    its ``x`` column, one panel per configuration (its first run), one line per value of
+    ``series`` (e.g. a transfer) if given."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    table: str
+    x: str
+    y: list[str] = Field(min_length=1)
+    series: str | None = None
+    title: str = ""
+
+
 class AnalysisSettings(BaseModel):
     """What the study's analysis and report look at by default (each may be given instead on
     the command line): responses (summary fields), the factors in the order of the report's
-    tables (the last one makes the columns) and a factor to analyse per level of."""
+    tables (the last one makes the columns) and a factor to analyse per level of; the study's
+    theory (a name of :data:`satsweep.theory.THEORIES`), drawn beside the results; and the
+    traces, figures of the program's tables."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     responses: list[str] | None = Field(default=None, min_length=1)
     factors: list[str] | None = Field(default=None, min_length=1)
     by: str | None = None
+    theory: str | None = None
+    traces: list[TraceSettings] = Field(default_factory=list)
 
 
 class Design(BaseModel):
@@ -433,6 +452,40 @@ def _check_analysis(design: Design) -> list[tuple[str, str]]:
             )
     if settings.by and settings.by in (settings.factors or ()):
         problems.append(("analysis.by", f"'{settings.by}' is also in analysis.factors"))
+    if settings.theory is not None and settings.theory not in THEORIES:
+        problems.append(
+            (
+                "analysis.theory",
+                f"no theory '{settings.theory}'; allowed: {', '.join(sorted(THEORIES))}",
+            )
+        )
+    for i, trace in enumerate(settings.traces):
+        problems += _check_trace(f"analysis.traces[{i}]", trace, describe)
+    return problems
+
+
+def _check_trace(where: str, trace: TraceSettings, describe: Description) -> list[tuple[str, str]]:
+    """Problems of one trace: a table of the program, columns of it (numeric x and y)."""
+    if trace.table not in describe.tables:
+        allowed = ", ".join(describe.tables) or "(none)"
+        return [(f"{where}.table", f"'{trace.table}' is not a table of {describe.name}; "
+                 f"allowed: {allowed}")]  # fmt: skip
+    columns = {c.name: c.type for c in describe.tables[trace.table]}
+    numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
+    problems = []
+    for field, name, allowed in (
+        ("x", trace.x, numeric),
+        *(("y", y, numeric) for y in trace.y),
+        *((("series", trace.series, list(columns)),) if trace.series else ()),
+    ):
+        if name not in allowed:
+            problems.append(
+                (
+                    f"{where}.{field}",
+                    f"'{name}' is not a {'numeric ' if field != 'series' else ''}column of "
+                    f"table {trace.table}; allowed: {', '.join(allowed)}",
+                )
+            )
     return problems
 
 

@@ -6,7 +6,9 @@ of the ``by`` column (:mod:`satsweep.analysis`) and writes ``<results>/<study>/r
 (the same content in Markdown) and the figures (PNG, matplotlib). Per group and response: the
 results table (the paper's layout, see :func:`results_table`), the allocation of variation, the
 main effects with their confidence intervals, a figure of the main effects and one of the
-interactions with the column factor. The report starts with the study's provenance.
+interactions with the column factor; over a numeric column factor, the curves with their
+intervals and the study's theory (``analysis.theory``). The report starts with the study's
+provenance, then the traces of the program's tables (``analysis.traces``).
 
 The directory is built next to the target and then swapped in, so a failed report leaves the
 previous one (or none) untouched.

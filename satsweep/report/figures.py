@@ -1,16 +1,28 @@
-"""The report's figures (matplotlib, PNG): the main effects with their intervals, and the
-interactions of every factor with the column factor."""
+"""The report's figures (matplotlib, PNG): the main effects with their intervals, the
+interactions of every factor with the column factor, the curves of a response over a numeric
+column factor with the study's theory, and the traces of a program's table."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from satsweep.analysis import Analysis, Dataset
 from satsweep.analysis.study import StudyDesign
+from satsweep.design import TraceSettings
 from satsweep.report.document import confidence_label
-from satsweep.report.tables import marginal_means
+from satsweep.report.tables import Curve, TracePanel, marginal_means
+from satsweep.theory import Reference
 
-__all__ = ["effects_figure", "interactions_figure"]
+__all__ = [
+    "curves_figure",
+    "effects_figure",
+    "interactions_figure",
+    "numeric_levels",
+    "traces_figure",
+]
 
 _FIGURE_DPI = 110
 
@@ -106,3 +118,110 @@ def interactions_figure(
     )
     fig.savefig(path)
     return True
+
+
+def numeric_levels(levels: Sequence[str], least: int = 3) -> list[float] | None:
+    """The levels as numbers when every one is a number and there are at least ``least``."""
+    try:
+        values = [float(level) for level in levels]
+    except ValueError:
+        return None
+    return values if len(values) >= least and all(math.isfinite(v) for v in values) else None
+
+
+def _reference_lines(ax: Any, references: Sequence[Reference]) -> None:
+    """The theory's straight lines, dotted, one style each (deduplicated by the caller)."""
+    for i, ref in enumerate(references):
+        style = {"color": f"C{(i + 5) % 10}", "linestyle": ":", "linewidth": 1.4}
+        if ref.axis == "x":
+            ax.axvline(ref.value, label=f"{ref.label} ({ref.value:.3g})", **style)
+        else:
+            ax.axhline(ref.value, label=f"{ref.label} ({ref.value:.3g})", **style)
+
+
+def curves_figure(
+    heading: str,
+    result: Analysis,
+    curves: Sequence[Curve],
+    references: Sequence[Reference],
+    path: Path,
+    study: StudyDesign,
+) -> None:
+    """The response against the numeric column factor: one line per series (a combination of
+    the other factors' levels) through the cell means, with their intervals as error bars;
+    each theory prediction of a series as a dashed line of its color, the theory's references
+    as dotted lines; log x when the levels span 20x or more."""
+    from matplotlib.figure import Figure  # late: matplotlib is slow to import
+
+    x_factor = result.factors[-1]
+    fig = Figure(figsize=(9.6, 5.4), dpi=_FIGURE_DPI, layout="constrained")
+    ax = fig.subplots()
+    markers = "osD^v<>ph*"
+    for i, curve in enumerate(curves):
+        color = f"C{i % 10}"
+        errors = [h if h is not None else 0.0 for h in curve.half_widths]
+        ax.errorbar(
+            curve.x,
+            curve.means,
+            yerr=errors if any(h is not None for h in curve.half_widths) else None,
+            marker=markers[i % len(markers)],
+            color=color,
+            capsize=4,
+            label=curve.label,
+        )
+        for j, (name, values) in enumerate(curve.predictions.items()):
+            points = [(x, y) for x, y in zip(curve.x, values, strict=True) if y is not None]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                style = ("--", "-.", (0, (5, 1, 1, 1)))[j % 3]
+                ax.plot(
+                    xs, ys, linestyle=style, color=color, alpha=0.7, label=f"{curve.label}: {name}"
+                )
+    _reference_lines(ax, references)
+    positive = [x for c in curves for x in c.x]
+    if positive and min(positive) > 0 and max(positive) / min(positive) >= 20:
+        ax.set_xscale("log")
+    ax.set_xlabel(study.label(x_factor))
+    ax.set_ylabel(f"mean {study.label(result.response)}")
+    ax.grid(alpha=0.3)
+    fig.legend(fontsize=7, loc="outside right upper")
+    replicated = result.replications >= 2
+    what = (
+        f"against {x_factor}, {confidence_label(result.confidence)} CIs over "
+        f"{result.replications} replications"
+        if replicated
+        else f"against {x_factor} (one run per point)"
+    )
+    fig.suptitle(_title(heading, result, what), fontsize=11)
+    fig.savefig(path)
+
+
+def traces_figure(
+    title: str, trace: TraceSettings, panels: Sequence[TracePanel], path: Path
+) -> None:
+    """One panel per configuration: the trace's y columns against x (a line style per column,
+    a color per series), the theory's references of that configuration as dotted lines."""
+    from matplotlib.figure import Figure  # late: matplotlib is slow to import
+
+    columns = min(4, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    fig = Figure(
+        figsize=(4.2 * columns + 1, 3.4 * rows + 0.8), dpi=_FIGURE_DPI, layout="constrained"
+    )
+    axes = fig.subplots(rows, columns, squeeze=False).flatten()
+    styles = ("-", "--", "-.", ":")
+    for ax, panel in zip(axes, panels, strict=False):
+        for i, (series, points) in enumerate(panel.series.items()):
+            for j, y in enumerate(trace.y):
+                label = f"{y}" + (f" ({trace.series} {series})" if trace.series else "")
+                ax.step(points[trace.x], points[y], where="post", color=f"C{i % 10}",
+                        linestyle=styles[j % len(styles)], label=label)  # fmt: skip
+        _reference_lines(ax, panel.references)
+        ax.set_title(panel.title, fontsize=9)
+        ax.set_xlabel(trace.x)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=11)
+    fig.savefig(path)

@@ -6,14 +6,29 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import duckdb
 
 from satsweep.analysis import Analysis, Dataset, sql
 from satsweep.analysis.dataset import t_quantile
+from satsweep.design import TraceSettings
+from satsweep.theory import Reference, Theory, TheoryError
 
-__all__ = ["CellResult", "ResultsTable", "marginal_means", "provenance", "results_table"]
+__all__ = [
+    "CellResult",
+    "Curve",
+    "ResultsTable",
+    "TracePanel",
+    "curves",
+    "marginal_means",
+    "provenance",
+    "results_table",
+    "trace_panels",
+]
 
 
 @dataclass(frozen=True)
@@ -76,3 +91,110 @@ def provenance(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     has no such column)."""
     sql.run(con, sql.PROVENANCE)
     return {row["label"]: row["value"] for row in sql.rows(con, sql.created_table(sql.PROVENANCE))}
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line of a curves figure: a row of the results table over the numeric column levels,
+    with the theory's predictions of the response at the same cells."""
+
+    label: str
+    x: list[float]
+    means: list[float]
+    half_widths: list[float | None]
+    predictions: dict[str, list[float | None]] = field(default_factory=dict)
+
+
+def _predicted(theory: Theory, run: Mapping[str, Any], names: Sequence[str]) -> list[float | None]:
+    try:
+        values = theory.predictions(run)
+    except TheoryError:
+        return [None] * len(names)
+    return [values.get(name) for name in names]
+
+
+def curves(
+    laid_out: ResultsTable,
+    x: Sequence[float],
+    runs: Mapping[tuple[str, ...], Mapping[str, Any]],
+    theory: Theory | None,
+    response: str,
+) -> tuple[list[Curve], list[Reference]]:
+    """The rows of ``laid_out`` as curves over ``x`` (the column levels as numbers), with what
+    ``theory`` predicts of ``response`` at each cell (``runs``: a run of each cell, keyed by its
+    levels) and its reference lines for each row's first cell, deduplicated."""
+    names = list(theory.predicts.get(response, [])) if theory else []
+    lines: dict[tuple[str, float, str], Reference] = {}
+    result = []
+    for levels, cells in laid_out.rows:
+        label = ", ".join(f"{f}={v}" for f, v in zip(laid_out.row_factors, levels, strict=True))
+        keys = [(*levels, level) for level in laid_out.column_levels]
+        predictions: dict[str, list[float | None]] = {}
+        if theory is not None:
+            per_cell = [_predicted(theory, runs[key], names) for key in keys]
+            for i, name in enumerate(names):
+                values = [p[i] for p in per_cell]
+                if any(v is not None for v in values):
+                    predictions[name] = values
+            try:
+                refs = theory.references(laid_out.column_factor, response, runs[keys[0]])
+            except TheoryError:
+                refs = []
+            lines.update({(r.axis, r.value, r.label): r for r in refs})
+        result.append(
+            Curve(
+                label or response,
+                list(x),
+                [c.mean for c in cells],
+                [c.half_width for c in cells],
+                predictions,
+            )
+        )
+    return result, list(lines.values())
+
+
+@dataclass(frozen=True)
+class TracePanel:
+    """One panel of a trace: a configuration's rows (per series value: column -> values) and
+    the theory's references for it."""
+
+    title: str
+    series: dict[str, dict[str, list[Any]]]
+    references: list[Reference]
+
+
+def trace_panels(
+    runs_table: Path,
+    table: Path,
+    trace: TraceSettings,
+    factors: Sequence[str],
+    theory: Theory | None,
+) -> list[TracePanel]:
+    """A panel per configuration of the study (its first replication, ``55-first_runs.sql``),
+    titled by its levels of ``factors``, with its rows of ``table`` (``56-trace_rows.sql``)."""
+    con = sql.connect()
+    try:
+        sql.set_variables(con, runs_table=str(runs_table), trace_table=str(table))
+        sql.run(con, sql.FIRST_RUNS, sql.TRACE_ROWS)
+        rows = sql.rows(con, sql.created_table(sql.TRACE_ROWS))
+        panels = []
+        for run in sql.rows(con, sql.created_table(sql.FIRST_RUNS)):
+            series: dict[str, dict[str, list[Any]]] = {}
+            for row in rows:
+                if row["config_id"] == run["config_id"]:
+                    key = str(row[trace.series]) if trace.series else ""
+                    points = series.setdefault(key, {c: [] for c in (trace.x, *trace.y)})
+                    for column in points:
+                        points[column].append(row[column])
+            references: list[Reference] = []
+            if theory is not None:
+                for y in trace.y:
+                    try:
+                        references += theory.references(trace.x, y, run)
+                    except TheoryError:
+                        pass
+            title = ", ".join(f"{f}={run[f]}" for f in factors)
+            panels.append(TracePanel(title, series, references))
+        return panels
+    finally:
+        con.close()

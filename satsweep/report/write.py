@@ -27,8 +27,15 @@ from satsweep.report.document import (
     percent,
     table,
 )
-from satsweep.report.figures import effects_figure, interactions_figure
-from satsweep.report.tables import provenance, results_table
+from satsweep.report.figures import (
+    curves_figure,
+    effects_figure,
+    interactions_figure,
+    numeric_levels,
+    traces_figure,
+)
+from satsweep.report.tables import ResultsTable, curves, provenance, results_table, trace_panels
+from satsweep.theory import Theory, theory
 
 __all__ = ["AUTO", "REPORT_DIR", "ReportError", "write_report"]
 
@@ -52,9 +59,10 @@ def _section(
     result: Analysis,
     directory: Path,
     log: Callable[[str], None],
+    study_theory: Theory | None,
 ) -> list[Block]:
     """The blocks of one group x response, writing its figures (titled ``heading`` · response)
-    into ``directory``."""
+    into ``directory``; ``study_theory``: the study's theory, if any."""
     pct = confidence_label(result.confidence)
     blocks = [Block("h3", result.response)]
     blocks.append(
@@ -111,6 +119,10 @@ def _section(
             )
         )
 
+    stem = _slug("-".join(([result.group] if result.group is not None else []) + [result.response]))
+    blocks += _curves(
+        data, heading, result, laid_out, study_theory, directory / f"{stem}-curves.png", log, study
+    )
     blocks.append(Block("h4", "Allocation of variation"))
     blocks.append(
         table(
@@ -138,7 +150,6 @@ def _section(
             "llrrl",
         )
     )
-    stem = _slug("-".join(([result.group] if result.group is not None else []) + [result.response]))
     name = f"{stem}-effects.png"
     effects_figure(heading, result, directory / name, study)
     log(f"{REPORT_DIR}/{name}")
@@ -147,6 +158,97 @@ def _section(
     if interactions_figure(data, heading, result, directory / name, study):
         log(f"{REPORT_DIR}/{name}")
         blocks.append(Block("img", name, header=(f"{result.response}: interactions",)))
+    return blocks
+
+
+def _curves(
+    data: Dataset,
+    heading: str,
+    result: Analysis,
+    laid_out: ResultsTable,
+    study_theory: Theory | None,
+    path: Path,
+    log: Callable[[str], None],
+    study: StudyDesign,
+) -> list[Block]:
+    """The curves figure when the column factor's levels are numbers (3 or more), and the
+    table of each cell's mean beside the theory's predictions of the response."""
+    x = numeric_levels(laid_out.column_levels)
+    if x is None:
+        return []
+    runs = data.cell_runs(result.response, result.factors, by=result.by, group=result.group)
+    lines, references = curves(laid_out, x, runs, study_theory, result.response)
+    curves_figure(heading, result, lines, references, path, study)
+    log(f"{REPORT_DIR}/{path.name}")
+    blocks = [
+        Block("img", path.name, header=(f"{result.response} against {laid_out.column_factor}",))
+    ]
+    if references:
+        blocks.append(
+            Block(
+                "p",
+                f"Theory ({study.theory}), dotted: "
+                + "; ".join(f"{r.label} at {r.axis} = {number(r.value)}" for r in references)
+                + ".",
+            )
+        )
+    names = list(dict.fromkeys(n for line in lines for n in line.predictions))
+    if names:
+        rows = [
+            [
+                line.label,
+                number(x_value),
+                number(mean) + (f" ± {number(half)}" if half is not None else ""),
+                *(
+                    number(line.predictions[n][i])
+                    if n in line.predictions and line.predictions[n][i] is not None
+                    else ""
+                    for n in names
+                ),
+            ]
+            for line in lines
+            for i, (x_value, mean, half) in enumerate(
+                zip(line.x, line.means, line.half_widths, strict=True)
+            )
+        ]
+        blocks.append(Block("h4", f"{result.response}: simulated and predicted ({study.theory})"))
+        blocks.append(
+            table(
+                ["series", laid_out.column_factor, "simulated", *names],
+                rows,
+                "ll" + "r" * (1 + len(names)),
+            )
+        )
+    return blocks
+
+
+def _traces(
+    store: Store,
+    design: StudyDesign,
+    study_theory: Theory | None,
+    directory: Path,
+    log: Callable[[str], None],
+) -> list[Block]:
+    """The section of the design's traces: a figure each, a panel per configuration."""
+    if not design.traces:
+        return []
+    blocks = [Block("h2", "Traces")]
+    for i, trace in enumerate(design.traces):
+        panels = trace_panels(
+            store.runs_table, store.table(trace.table), trace, list(design.factors), study_theory
+        )
+        title = trace.title or f"{', '.join(trace.y)} against {trace.x} ({trace.table})"
+        name = f"trace-{i + 1}-{_slug(trace.table)}.png"
+        traces_figure(f"{store.study} · {title}", trace, panels, directory / name)
+        log(f"{REPORT_DIR}/{name}")
+        blocks.append(
+            Block(
+                "p",
+                f"{title}: the first run of each configuration; "
+                + ("the theory's lines dotted." if study_theory is not None else ""),
+            )
+        )
+        blocks.append(Block("img", name, header=(title,)))
     return blocks
 
 
@@ -253,6 +355,7 @@ def write_report(
     if not responses:
         raise ReportError("no responses given")
 
+    study_theory = theory(design.theory) if design.theory else None
     try:
         with Dataset.open(store.runs_table) as data:
             analyses = _analyses(data, responses, factors, by, model, confidence)
@@ -263,12 +366,13 @@ def write_report(
                 blocks = _front_matter(
                     study, facts, design, responses, factors, by, model, confidence, analyses
                 )
+                blocks += _traces(store, design, study_theory, built, log)
                 for group, results_ in analyses.items():
                     where = f"{by} = {group}" if by is not None else ""
                     blocks.append(Block("h2", where or "All runs"))
                     heading = f"{study} · {where}" if where else study
                     for result in results_:
-                        blocks += _section(data, design, heading, result, built, log)
+                        blocks += _section(data, design, heading, result, built, log, study_theory)
                 title = f"satsweep report: {study}"
                 (built / "report.md").write_text(markdown(blocks))
                 log(f"{REPORT_DIR}/report.md")

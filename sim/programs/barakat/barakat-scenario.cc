@@ -84,7 +84,7 @@ class Recorder
         NS_ABORT_MSG_UNLESS(t.sender, "barakat: the sources need the ns2 sender");
         Address local;
         socket->GetSockName(local);
-        m_active[{source, InetSocketAddress::ConvertFrom(local).GetPort()}] = id;
+        m_transferOf[{source, InetSocketAddress::ConvertFrom(local).GetPort()}] = id;
         socket->TraceConnectWithoutContext(
             "Tx",
             MakeCallback(+[](std::pair<Recorder*, size_t>* at,
@@ -108,13 +108,11 @@ class Recorder
 
     void OnEnd(uint32_t source, uint32_t index)
     {
-        for (auto it = m_active.begin(); it != m_active.end(); ++it)
+        for (Transfer& t : m_transfers)
         {
-            Transfer& t = m_transfers[it->second];
             if (t.source == source && t.index == index)
             {
                 t.end = Simulator::Now();
-                m_active.erase(it);
                 break;
             }
         }
@@ -140,9 +138,11 @@ class Recorder
             ++m_otherDrops; // a connection's SYN or FIN
             return;
         }
-        const auto active = m_active.find({source->second, tcp.GetSourcePort()});
-        NS_ABORT_MSG_IF(active == m_active.end(), "barakat: a drop of no transfer");
-        Transfer& t = m_transfers[active->second];
+        // A transfer's last retransmissions may still be on their way when it ends: its
+        // (source, port) is kept (a source's ports are not reused within a run).
+        const auto owner = m_transferOf.find({source->second, tcp.GetSourcePort()});
+        NS_ABORT_MSG_IF(owner == m_transferOf.end(), "barakat: a drop of no transfer");
+        Transfer& t = m_transfers[owner->second];
         ++t.drops;
         if (!t.firstDrop)
         {
@@ -229,7 +229,7 @@ class Recorder
 
     const Config& m_config;
     std::map<Ipv4Address, uint32_t> m_sourceOf;             //!< sender address -> source
-    std::map<std::pair<uint32_t, uint16_t>, size_t> m_active; //!< (source, port) -> transfer
+    std::map<std::pair<uint32_t, uint16_t>, size_t> m_transferOf; //!< (source, port) -> transfer
     std::vector<Transfer> m_transfers;
     std::vector<std::unique_ptr<std::pair<Recorder*, size_t>>> m_slots;
     Json::Array m_cwndRows;
