@@ -1,22 +1,33 @@
-"""`satsweep report`: a synthetic store with known numbers, and a real one from the smoke sweep."""
+"""`satsweep report`: a synthetic store with known numbers, a real one from the smoke sweep, and
+real satnet stores for the curves over a numeric factor, a theory beside them, and traces."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import shutil
+import statistics
 import struct
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+import scipy.stats
+import yaml
 
 from satsweep import analysis, cli, report
+from satsweep.design import TraceSettings, load_design
+from satsweep.report.tables import trace_panels
 from satsweep.store import Store
+from satsweep.theory import THEORIES, Reference, Theory
 from tests.conftest import REPO
 
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
@@ -413,3 +424,254 @@ def test_curves_only_over_a_numeric_column_factor(tmp_path: Path) -> None:
     ]
     markdown = (directory / "report.md").read_text()
     assert "efficiency against bufferRtt" in markdown
+
+
+# -- curves, theory and traces on real satnet stores ----------------------------------------
+
+
+def _toy_predictions(row: Mapping[str, Any]) -> dict[str, float | None]:
+    """Arithmetic on a run's parameters; nothing for reno's "halved" (a None to skip)."""
+    buffer = row["bufferRtt"]
+    return {"share": buffer / (1 + buffer), "halved": None if row["flavor"] == "reno" else buffer}
+
+
+def _toy_references(x: str, y: str, row: Mapping[str, Any]) -> list[Reference]:
+    if x == "bufferRtt":
+        return [Reference("x", 1.0, "one RTT")]  # the same for every series: drawn once
+    return [Reference("x", row["clients"] - 1, "last pair")] if x == "id" else []
+
+
+#: A theory of satnet's efficiency for these tests (satnet has none of its own): real
+#: arithmetic on each cell's run, registered in THEORIES as a theory module registers its own.
+TOY = Theory("toy", "a test theory", _toy_predictions, {"efficiency": ["share", "halved"]},
+             _toy_references)  # fmt: skip
+
+SATNET_CURVES = """\
+study: curves
+program: satnet
+factors:
+  flavor: [reno, sack]
+  bufferRtt: [0.5, 1, 2]
+fixed: {link: wan, drop: epd, clients: 5, simTime: 5}
+replications: 2
+analysis:
+  responses: [efficiency, fairness]
+  theory: toy
+  traces:
+    - {table: connections, x: id, y: [throughput_bps, fair_share_bps], title: "per pair"}
+"""
+THEORY_LINE = "  theory: toy\n"
+#: r = 1; the last factor numeric with 3 levels, the first numeric with 2.
+SATNET_SINGLE = """\
+study: single
+program: satnet
+factors:
+  clients: [5, 6]
+  bufferRtt: [0.5, 1, 2]
+fixed: {link: wan, flavor: reno, drop: epd, simTime: 5}
+replications: 1
+analysis: {responses: [efficiency]}
+"""
+
+
+@pytest.fixture(scope="module")
+def toy() -> Iterator[Theory]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(THEORIES, "toy", TOY)
+        yield TOY
+
+
+def run_study(results: Path, text: str) -> Path:
+    """Runs the design ``text`` with the real satnet into ``results``; its store."""
+    design = results / "design.yaml"
+    design.write_text(text)
+    assert cli.main(["run", str(design), "--results", str(results), "--cores", "2"]) == 0
+    return results / yaml.safe_load(text)["study"]
+
+
+@pytest.fixture(scope="module")
+def curves_store(satnet: object, toy: Theory, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flavor x bufferRtt (0.5, 1, 2), r = 2, with the toy theory and a trace of connections,
+    reported with the defaults. The runs are made without the theory (Snakemake reads the design
+    in a process of its own, where the toy is not registered); the design naming it is then
+    recorded, as `satsweep run` records a design."""
+    store = run_study(tmp_path_factory.mktemp("results"), SATNET_CURVES.replace(THEORY_LINE, ""))
+    (store.parent / "design.yaml").write_text(SATNET_CURVES)
+    Store(store).record(load_design(store.parent / "design.yaml"))
+    assert cli.main(["report", "curves", "--results", str(store.parent)]) == 0
+    return store
+
+
+def test_curves_over_a_numeric_factor_of_a_real_study(curves_store: Path) -> None:
+    directory = curves_store / "report"
+    html = (directory / "index.html").read_text()
+    markdown = (directory / "report.md").read_text()
+    for response in ("efficiency", "fairness"):
+        png_size(directory / f"{response}-curves.png")
+        assert f'<img src="{response}-curves.png" alt="{response} against bufferRtt">' in html
+        assert f"![{response} against bufferRtt]({response}-curves.png)" in markdown
+    assert "efficiency against bufferRtt: each point the mean of a cell over its 2 " in markdown
+    # after the results table, before the allocation of variation
+    part = markdown.split("\n### efficiency\n", 1)[1]
+    assert part.index("#### Results") < part.index("-curves.png") < part.index("#### Allocation")
+
+
+def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: Path) -> None:
+    """A cell by hand from runs.parquet: mean, sample deviation, scipy's t(0.95; 1) x s/sqrt(2);
+    beside it the toy theory's predictions, "halved" left empty where it says nothing (reno)."""
+    runs = pq.read_table(curves_store / "runs.parquet").to_pylist()
+    cells: dict[tuple[str, float], list[float]] = {}
+    for run in runs:
+        cells.setdefault((run["flavor"], run["bufferRtt"]), []).append(run["efficiency"])
+    (flavor, buffer), values = next((k, v) for k, v in cells.items() if len(set(v)) == 2)
+    half = scipy.stats.t.ppf(0.95, 1) * statistics.stdev(values) / math.sqrt(2)
+    part = section_of(curves_store, "efficiency")
+    table = part.split("#### efficiency: simulated and predicted (toy)\n\n", 1)[1]
+    assert table.startswith("| series | bufferRtt | simulated | share | halved |")
+    level = f"{buffer:g}"
+    [row] = [r for r in table.splitlines() if r.startswith(f"| flavor={flavor} | {level} |")]
+    simulated, share, halved = (c.strip() for c in row.strip("|").split("|")[2:])
+    mean, shown = (float(v) for v in simulated.split(" ± "))
+    assert mean == pytest.approx(statistics.mean(values), abs=5e-5)
+    assert shown == pytest.approx(half, abs=5e-5) and half > 0
+    assert float(share) == pytest.approx(buffer / (1 + buffer), abs=5e-5)
+    assert halved == ("" if flavor == "reno" else f"{buffer:.4f}")
+    # the same interval as the results table's cell, and the theory's line listed once
+    assert f"{statistics.mean(values):.4f} ± {half:.4f}" in part.split("#### Results", 1)[1]
+    assert part.count("Theory (toy), dotted: one RTT at x = 1.0000.") == 1
+    assert "simulated and predicted" not in section_of(curves_store, "fairness")
+
+
+def section_of(store: Path, response: str) -> str:
+    """The Markdown of one response of a report without --by."""
+    markdown = (store / "report" / "report.md").read_text()
+    return markdown.split(f"\n### {response}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def test_no_curves_over_strings_or_fewer_than_3_numbers(
+    satnet: object, curves_store: Path, tmp_path: Path
+) -> None:
+    argv = ["report", "curves", "--results", str(curves_store.parent)]
+    assert cli.main([*argv, "--factors", "bufferRtt,flavor"]) == 0  # flavor makes the columns
+    directory = curves_store / "report"
+    assert not list(directory.glob("*-curves.png"))
+    assert "-curves.png" not in (directory / "index.html").read_text()
+    markdown = (directory / "report.md").read_text()
+    assert "-curves.png" not in markdown and "simulated and predicted" not in markdown
+
+    single = run_study(tmp_path, SATNET_SINGLE)  # r = 1: points, no intervals
+    assert cli.main(["report", "single", "--results", str(tmp_path)]) == 0
+    markdown = (single / "report" / "report.md").read_text()
+    assert "![efficiency against bufferRtt](efficiency-curves.png)" in markdown
+    assert "efficiency against bufferRtt: one run per cell, its value a point" in markdown
+    png_size(single / "report" / "efficiency-curves.png")
+    assert cli.main(["report", "single", "--results", str(tmp_path), "--factors",
+                     "bufferRtt,clients"]) == 0  # fmt: skip
+    assert not list((single / "report").glob("*-curves.png"))  # clients: 5, 6
+
+
+def test_traces_of_a_real_study(curves_store: Path) -> None:
+    """A panel per configuration in design order, the connections of its first replication."""
+    markdown = (curves_store / "report" / "report.md").read_text()
+    html = (curves_store / "report" / "index.html").read_text()
+    assert (
+        markdown.index("## Analysis")
+        < markdown.index("\n## Traces\n")
+        < markdown.index("\n## All runs\n")
+    )
+    assert "![per pair](trace-1-connections.png)" in markdown
+    assert '<img src="trace-1-connections.png" alt="per pair">' in html
+    assert "per pair: a panel per configuration, the rows of connections of its first " in markdown
+    png_size(curves_store / "report" / "trace-1-connections.png")
+
+    trace = TraceSettings(table="connections", x="id", y=["throughput_bps", "fair_share_bps"])
+    runs = curves_store / "runs.parquet"
+    panels = trace_panels(runs, curves_store / "connections.parquet", trace,
+                          ["flavor", "bufferRtt"], TOY)  # fmt: skip
+    assert [p.title for p in panels] == [
+        f"flavor={f}, bufferRtt={b}" for f in ("reno", "sack") for b in (0.5, 1.0, 2.0)
+    ]
+    first = duckdb.sql(
+        f"SELECT c.throughput_bps FROM '{curves_store / 'connections.parquet'}' c "
+        f"JOIN '{runs}' r USING (config_id, replication) WHERE r.replication = 1 "
+        "AND r.flavor = 'sack' AND r.bufferRtt = 2 ORDER BY c.id"
+    ).fetchall()
+    assert panels[5].series[""]["throughput_bps"] == [t for (t,) in first]
+    assert panels[5].series[""]["id"] == [0, 1, 2, 3, 4]
+    assert panels[5].references == [Reference("x", 4, "last pair")] * 2  # one per y column
+
+
+def test_traces_with_an_empty_or_missing_table(curves_store: Path, tmp_path: Path) -> None:
+    store = tmp_path / "curves"
+    shutil.copytree(curves_store, store)
+    connections = pq.read_table(store / "connections.parquet")
+    first = connections.column("config_id")[0].as_py()
+    pq.write_table(connections.filter(pc.not_equal(connections["config_id"], first)),
+                   store / "connections.parquet")  # fmt: skip
+    assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 0
+    png_size(store / "report" / "trace-1-connections.png")
+    trace = TraceSettings(table="connections", x="id", y=["throughput_bps"])
+    panels = trace_panels(store / "runs.parquet", store / "connections.parquet", trace, [], None)
+    assert [bool(p.series) for p in panels] == [False, True, True, True, True, True]
+
+    (store / "connections.parquet").unlink()
+    assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 0
+    markdown = (store / "report" / "report.md").read_text()
+    assert "per pair: the store has no connections.parquet." in markdown
+    assert not (store / "report" / "trace-1-connections.png").exists()
+
+
+def test_a_recorded_theory_that_is_gone_exits_2(
+    curves_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "curves"
+    shutil.copytree(curves_store, store)
+    recorded = json.loads((store / "design.json").read_text())
+    recorded["design"]["analysis"]["theory"] = "gone"
+    (store / "design.json").write_text(json.dumps(recorded))
+    capsys.readouterr()
+    assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 2
+    assert "analysis.theory of the recorded design: no theory 'gone'; allowed: " in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize(
+    ("analysis", "field", "allowed"),
+    [
+        ("theory: nope", "analysis.theory", "no theory 'nope'; allowed: barakat"),
+        ("theory: 3", "analysis.theory", "3 is not allowed; allowed: the name of a theory: barakat"),
+        ("theroy: barakat", "analysis.theroy",
+         "unknown field; allowed: responses, factors, by, theory, traces"),
+        ("traces: [{table: nope, x: id, y: [vc]}]", "analysis.traces[0].table",
+         "'nope' is not a table of satnet; allowed: connections"),
+        ("traces: [{table: connections, x: when, y: [vc]}]", "analysis.traces[0].x",
+         "'when' is not a numeric column of table connections; allowed: id, vc, throughput_bps"),
+        ("traces: [{table: connections, x: id, y: [vc, speed]}]", "analysis.traces[0].y",
+         "'speed' is not a numeric column of table connections; allowed: id, vc"),
+        ("traces: [{table: connections, x: id, y: [vc], series: who}]",
+         "analysis.traces[0].series", "'who' is not a column of table connections; allowed: id"),
+        ("traces: [{table: connections, x: id, y: [vc], colour: red}]",
+         "analysis.traces[0].colour", "unknown field; allowed: table, x, y, series, title"),
+        ("traces: [{table: connections, x: id}]", "analysis.traces[0].y",
+         "missing; allowed: a list of one or more numeric columns of the table"),
+    ],
+)  # fmt: skip
+def test_bad_theory_or_traces_exit_2_naming_the_field(
+    satnet: object,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    analysis: str,
+    field: str,
+    allowed: str,
+) -> None:
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        "study: d\nprogram: satnet\nfactors:\n  bufferRtt: [0.5, 1, 2]\nreplications: 1\n"
+        f"analysis:\n  {analysis}\n"
+    )
+    results = tmp_path / "results"
+    assert cli.main(["run", str(design), "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert f"{design}: {field}: {allowed}" in err, err
+    assert not results.exists()

@@ -19,6 +19,12 @@ and optionally what its analysis looks at::
     base_seed: 1
     analysis: {responses: [efficiency, fairness], by: link, factors: [drop, flavor, bufferRtt]}
 
+The ``analysis`` section may also name the study's theory (``theory: barakat``, a name of
+:data:`satsweep.theory.THEORIES`, drawn beside the results) and ``traces``, figures of one of the
+program's tables, each ``{table, x, y: [columns], series, title}`` (x and y numeric columns of
+the table, series any column of it: one line per value), e.g.
+``traces: [{table: cwnd, x: time, y: [cwnd, ssthresh], series: transfer}]``.
+
 :func:`load_design` validates a file against the schema and the program's ``--describe``
 (errors name the file, the field and what is allowed) and :meth:`Design.runs` expands it into
 the full factorial x r, each run with its ``config_id`` and random stream (see
@@ -351,23 +357,62 @@ _FIELD_HELP = {
     "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
     "resources": "a mapping with mem_mb (an integer >= 1)",
     "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
-    "the report's columns) and by (a factor)",
+    "the report's columns), by (a factor), theory (a theory's name) and traces (a list)",
 }
+#: The keys of ``analysis``, and what each takes.
+_ANALYSIS_HELP = {
+    "responses": "a list of numeric summary fields of the program",
+    "factors": "a list of the design's factors (the last makes the report's columns)",
+    "by": "a factor of the design",
+    "theory": f"the name of a theory: {', '.join(sorted(THEORIES)) or '(none)'}",
+    "traces": "a list of mappings with table, x, y, series and title",
+}
+#: The keys of an entry of ``analysis.traces``, and what each takes.
+_TRACE_HELP = {
+    "table": "a table the program declares",
+    "x": "a numeric column of the table",
+    "y": "a list of one or more numeric columns of the table",
+    "series": "a column of the table (one line per value)",
+    "title": "text",
+}
+
+
+def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
+    """The help of the mapping that holds the field at ``loc``, and the field's key in it."""
+    if len(loc) >= 4 and loc[:2] == ["analysis", "traces"]:
+        return _TRACE_HELP, loc[3]
+    if len(loc) >= 2 and loc[0] == "analysis":
+        return _ANALYSIS_HELP, loc[1]
+    return _FIELD_HELP, loc[0] if loc else ""
+
+
+def _field_name(loc: list[str | int]) -> str:
+    """A pydantic location as the messages name fields: ``factors.flavor.1``, but an entry of
+    ``analysis`` as :func:`_check_trace` names it, ``analysis.traces[0].y``."""
+    name = ""
+    for part in loc:
+        if isinstance(part, int) and loc[0] == "analysis":
+            name += f"[{part}]"
+        else:
+            name += f".{part}" if name else str(part)
+    return name
 
 
 def _describe(error: dict[str, Any]) -> tuple[str, str]:
     """(field, message) of one pydantic error, with what is allowed."""
-    loc = [str(part) for part in error["loc"]]
+    parts = list(error["loc"])
     # a Level union reports one error per member type: keep the field, drop the type name
-    while loc and loc[-1] in ("bool", "int", "float", "str"):
-        loc.pop()
-    field = ".".join(loc) or "(top level)"
+    while parts and parts[-1] in ("bool", "int", "float", "str"):
+        parts.pop()
+    loc = [str(part) for part in parts]
+    field = _field_name(parts) or "(top level)"
     kind, message = error["type"], error["msg"].removeprefix("Value error, ")
     top = loc[0] if loc else ""
+    helps, key = _field_help(loc)
     if kind == "extra_forbidden":
-        return field, f"unknown field; allowed: {', '.join(_FIELD_HELP)}"
+        return field, f"unknown field; allowed: {', '.join(helps)}"
     if kind == "missing":
-        return field, f"missing; allowed: {_FIELD_HELP.get(top, 'a value')}"
+        return field, f"missing; allowed: {helps.get(key, 'a value')}"
     if kind == "value_error":
         return field, message
     if top in ("factors", "fixed") and len(loc) >= 2:
@@ -375,7 +420,7 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
         return field, f"{got!r} is not allowed; allowed: a string, a number or true/false"
     got = error.get("input")
     shown = f"{got!r} is not allowed" if not isinstance(got, dict | list) else message
-    return field, f"{shown}; allowed: {_FIELD_HELP.get(top, message)}"
+    return field, f"{shown}; allowed: {helps.get(key, message)}"
 
 
 def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[str, str]]:

@@ -6,9 +6,22 @@ of the ``by`` column (:mod:`satsweep.analysis`) and writes ``<results>/<study>/r
 (the same content in Markdown) and the figures (PNG, matplotlib). Per group and response: the
 results table (the paper's layout, see :func:`results_table`), the allocation of variation, the
 main effects with their confidence intervals, a figure of the main effects and one of the
-interactions with the column factor; over a numeric column factor, the curves with their
-intervals and the study's theory (``analysis.theory``). The report starts with the study's
-provenance, then the traces of the program's tables (``analysis.traces``).
+interactions with the column factor.
+
+Curves: when the column factor's levels are all numbers and there are 3 or more, the section
+gets ``<group>-<response>-curves.png``, the response against that factor (log x when every
+level is > 0 and the largest is 20x the smallest or more): one line per row of the results
+table (a combination of the other factors' levels), through the cell means, with the cell's
+t interval (the results table's ± half-width) as error bars (none with one run per cell). With
+the design's ``analysis.theory`` (:mod:`satsweep.theory`), each of ``theory.predicts[response]``
+evaluated on each cell's first run is drawn dashed in its series' color, the theory's
+``references`` (thresholds, windows) dotted, and a table gives each cell's simulated mean beside
+every prediction. The curves come after the results table, before the allocation of variation.
+
+Traces (``analysis.traces``): a section "Traces", after the provenance and the analysis settings
+and before the per-group sections, with one figure per entry: a panel per configuration (its
+first replication's rows of the program's table, at most 4 panels a row), the ``y`` columns
+against ``x``, a line per value of ``series``, the theory's references of that configuration.
 
 The directory is built next to the target and then swapped in, so a failed report leaves the
 previous one (or none) untouched.

@@ -130,8 +130,9 @@ def numeric_levels(levels: Sequence[str], least: int = 3) -> list[float] | None:
 
 
 def _reference_lines(ax: Any, references: Sequence[Reference]) -> None:
-    """The theory's straight lines, dotted, one style each (deduplicated by the caller)."""
-    for i, ref in enumerate(references):
+    """The theory's straight lines, dotted, a color each; one line per (axis, value, label)."""
+    unique = {(r.axis, r.value, r.label): r for r in references}
+    for i, ref in enumerate(unique.values()):
         style = {"color": f"C{(i + 5) % 10}", "linestyle": ":", "linewidth": 1.4}
         if ref.axis == "x":
             ax.axvline(ref.value, label=f"{ref.label} ({ref.value:.3g})", **style)
@@ -190,9 +191,9 @@ def curves_figure(
         f"against {x_factor}, {confidence_label(result.confidence)} CIs over "
         f"{result.replications} replications"
         if replicated
-        else f"against {x_factor} (one run per point)"
+        else f"against {x_factor} (one run per cell: no intervals)"
     )
-    fig.suptitle(_title(heading, result, what), fontsize=11)
+    ax.set_title(_title(heading, result, what), fontsize=11)  # beside the legend, not over it
     fig.savefig(path)
 
 
@@ -216,11 +217,14 @@ def traces_figure(
                 label = f"{y}" + (f" ({trace.series} {series})" if trace.series else "")
                 ax.step(points[trace.x], points[y], where="post", color=f"C{i % 10}",
                         linestyle=styles[j % len(styles)], label=label)  # fmt: skip
+        if not panel.series:
+            ax.text(0.5, 0.5, f"no rows of {trace.table}", ha="center", transform=ax.transAxes)
         _reference_lines(ax, panel.references)
         ax.set_title(panel.title, fontsize=9)
         ax.set_xlabel(trace.x)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(title, fontsize=11)

@@ -181,7 +181,8 @@ def _curves(
     curves_figure(heading, result, lines, references, path, study)
     log(f"{REPORT_DIR}/{path.name}")
     blocks = [
-        Block("img", path.name, header=(f"{result.response} against {laid_out.column_factor}",))
+        Block("img", path.name, header=(f"{result.response} against {laid_out.column_factor}",)),
+        Block("p", _curves_caption(result, laid_out)),
     ]
     if references:
         blocks.append(
@@ -197,7 +198,7 @@ def _curves(
         rows = [
             [
                 line.label,
-                number(x_value),
+                level,
                 number(mean) + (f" ± {number(half)}" if half is not None else ""),
                 *(
                     number(line.predictions[n][i])
@@ -207,8 +208,8 @@ def _curves(
                 ),
             ]
             for line in lines
-            for i, (x_value, mean, half) in enumerate(
-                zip(line.x, line.means, line.half_widths, strict=True)
+            for i, (level, mean, half) in enumerate(
+                zip(laid_out.column_levels, line.means, line.half_widths, strict=True)
             )
         ]
         blocks.append(Block("h4", f"{result.response}: simulated and predicted ({study.theory})"))
@@ -220,6 +221,26 @@ def _curves(
             )
         )
     return blocks
+
+
+def _curves_caption(result: Analysis, laid_out: ResultsTable) -> str:
+    """What the points, bars and lines of a curves figure are."""
+    lines = (
+        f"one line per combination of {', '.join(laid_out.row_factors)}"
+        if laid_out.row_factors
+        else "one line"
+    )
+    if result.replications < 2:
+        return (
+            f"{result.response} against {laid_out.column_factor}: one run per cell, its value "
+            f"a point (no intervals); {lines}."
+        )
+    return (
+        f"{result.response} against {laid_out.column_factor}: each point the mean of a cell "
+        f"over its {result.replications} replications, its bar the "
+        f"{confidence_label(result.confidence)} confidence interval of that mean (the results "
+        f"table's ± half-width); {lines}."
+    )
 
 
 def _traces(
@@ -234,18 +255,22 @@ def _traces(
         return []
     blocks = [Block("h2", "Traces")]
     for i, trace in enumerate(design.traces):
+        title = trace.title or f"{', '.join(trace.y)} against {trace.x} ({trace.table})"
+        if not store.table(trace.table).is_file():
+            blocks.append(Block("p", f"{title}: the store has no {trace.table}.parquet."))
+            continue
         panels = trace_panels(
             store.runs_table, store.table(trace.table), trace, list(design.factors), study_theory
         )
-        title = trace.title or f"{', '.join(trace.y)} against {trace.x} ({trace.table})"
         name = f"trace-{i + 1}-{_slug(trace.table)}.png"
         traces_figure(f"{store.study} · {title}", trace, panels, directory / name)
         log(f"{REPORT_DIR}/{name}")
+        theory_lines = f", the lines of theory {design.theory} dotted" if study_theory else ""
         blocks.append(
             Block(
                 "p",
-                f"{title}: the first run of each configuration; "
-                + ("the theory's lines dotted." if study_theory is not None else ""),
+                f"{title}: a panel per configuration, the rows of {trace.table} of its first "
+                f"replication{theory_lines}.",
             )
         )
         blocks.append(Block("img", name, header=(title,)))
@@ -355,7 +380,10 @@ def write_report(
     if not responses:
         raise ReportError("no responses given")
 
-    study_theory = theory(design.theory) if design.theory else None
+    try:
+        study_theory = theory(design.theory) if design.theory else None
+    except KeyError as e:
+        raise ReportError(f"analysis.theory of the recorded design: {e.args[0]}") from None
     try:
         with Dataset.open(store.runs_table) as data:
             analyses = _analyses(data, responses, factors, by, model, confidence)
@@ -442,7 +470,11 @@ def _front_matter(
             "Main effects: effect of each level (mean at the level minus the overall mean) with "
             "its confidence interval; * marks a level whose interval excludes 0. Figures: main "
             f"effects with their intervals; interactions with {factors[-1]}: mean response over "
-            f"its levels, one line per level of each other factor. Regenerate with:",
+            "its levels, one line per level of each other factor; when the levels of "
+            f"{factors[-1]} are 3 or more numbers, the curves of each response against it "
+            "(one line per row of the results table, the cell means with their intervals"
+            + (f", theory {design.theory} dashed and dotted" if design.theory else "")
+            + "). Regenerate with:",
         ),
         Block("code", _command(study, responses, factors, by, model, confidence)),
     ]
