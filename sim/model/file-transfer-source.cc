@@ -9,6 +9,8 @@
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
+
+#include <cstdint>
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -39,7 +41,8 @@ FileTransferSource::GetTypeId()
                           MakeTypeIdAccessor(&FileTransferSource::m_tid),
                           MakeTypeIdChecker())
             .AddAttribute("FileSize",
-                          "Bytes of each file, drawn at its start (rounded, at least 1).",
+                          "Bytes of each file, drawn at its start (rounded); 0: an endless (bulk) "
+                          "transfer, its connection kept full while the application runs.",
                           StringValue("ns3::ConstantRandomVariable[Constant=102400]"),
                           MakePointerAccessor(&FileTransferSource::m_fileSize),
                           MakePointerChecker<RandomVariableStream>())
@@ -104,23 +107,26 @@ FileTransferSource::StopApplication()
 void
 FileTransferSource::StartTransfer()
 {
-    m_bytes = static_cast<uint64_t>(std::max(1.0, std::round(m_fileSize->GetValue())));
+    m_bytes = static_cast<uint64_t>(std::max(0.0, std::round(m_fileSize->GetValue())));
     m_handed = 0;
     m_socket = Socket::CreateSocket(GetNode(), m_tid);
     m_socket->SetSendCallback(MakeCallback(&FileTransferSource::Push, this));
     m_socket->TraceConnectWithoutContext("Rx", MakeCallback(&FileTransferSource::OnAck, this));
     m_socket->Bind();
-    m_socket->Connect(m_peer);
+    // Before Connect(): what is set on the socket from the trace (its segment size, initial
+    // window, send buffer) holds from the SYN on.
     m_startTrace(m_transfers++, m_bytes, m_socket);
+    m_socket->Connect(m_peer);
 }
 
 void
 FileTransferSource::Push(Ptr<Socket> socket, uint32_t available)
 {
     // Connected, or room freed: hand TCP what fits (a send before the handshake would fail).
-    while (m_handed < m_bytes && socket->GetTxAvailable() > 0)
+    while ((m_bytes == 0 || m_handed < m_bytes) && socket->GetTxAvailable() > 0)
     {
-        const uint64_t size = std::min<uint64_t>(m_bytes - m_handed, socket->GetTxAvailable());
+        const uint64_t left = m_bytes == 0 ? UINT32_MAX : m_bytes - m_handed;
+        const uint64_t size = std::min<uint64_t>(left, socket->GetTxAvailable());
         const int sent = socket->Send(Create<Packet>(static_cast<uint32_t>(size)));
         if (sent <= 0)
         {
@@ -138,7 +144,8 @@ FileTransferSource::OnAck(Ptr<const Packet>,
     // ns-3's initial sequence number is 0 and the SYN takes one: the file is bytes 1..m_bytes.
     // A finished transfer's socket stays connected to this trace until it is gone: disconnecting
     // inside the trace would break its iteration.
-    if (PeekPointer(socket) != PeekPointer(m_socket) || !(header.GetFlags() & TcpHeader::ACK) ||
+    if (m_bytes == 0 || PeekPointer(socket) != PeekPointer(m_socket) ||
+        !(header.GetFlags() & TcpHeader::ACK) ||
         header.GetAckNumber() < SequenceNumber32(static_cast<uint32_t>(m_bytes + 1)))
     {
         return;

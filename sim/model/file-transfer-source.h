@@ -29,8 +29,9 @@ class Packet;
  *
  * A transfer starts with the connection request and ends when the last byte is acknowledged;
  * the connection is then closed. The file is handed to TCP as the send buffer frees (its payload
- * is virtual). The traces give each transfer's socket as soon as it exists, so that its
- * sender's state can be followed, and its end.
+ * is virtual); a FileSize of 0 is a bulk transfer that never ends. The traces give each
+ * transfer's socket as soon as it is bound, before it connects, so that it can be configured
+ * and its sender's state followed, and its end.
  */
 class FileTransferSource : public Application
 {
@@ -45,7 +46,7 @@ class FileTransferSource : public Application
      * @brief TracedCallback signature of a transfer's start.
      * @param transfer its index on this source, from 0
      * @param bytes the file's size
-     * @param socket its connection, connecting
+     * @param socket its connection, bound and about to connect
      */
     typedef void (*TransferStartTracedCallback)(uint32_t transfer,
                                                 uint64_t bytes,

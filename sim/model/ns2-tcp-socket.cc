@@ -192,6 +192,19 @@ Ns2TcpSocket::GetCurrentRto() const
     return Max(rto, m_tick * 2);
 }
 
+Time
+Ns2TcpSocket::GetRtoWithoutBackoff() const
+{
+    const Time rtxcur = m_initialized ? m_rtxcur : m_initialRto;
+    return Max(Max(rtxcur, m_minRto), m_tick * 2);
+}
+
+Time
+Ns2TcpSocket::GetSmoothedRtt() const
+{
+    return m_tick * m_srtt8 / (1 << SRTT_SHIFT);
+}
+
 void
 Ns2TcpSocket::InitWindow()
 {

@@ -88,6 +88,10 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint32_t GetBackoff() const;
     /// @return the retransmission timeout a timer started now would get (rtt_timeout())
     Time GetCurrentRto() const;
+    /// @return that timeout without the backoff: the estimate with its floors
+    Time GetRtoWithoutBackoff() const;
+    /// @return the smoothed RTT, t_srtt_ (1/8 ticks) x the tick; zero before the first sample
+    Time GetSmoothedRtt() const;
     uint64_t GetRttSamples() const override;
     /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
     int64_t GetLastRttTicks() const;

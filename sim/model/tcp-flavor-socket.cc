@@ -271,11 +271,62 @@ TcpFlavorSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool wit
 {
     const bool isRetransmission = seq < m_tcb->m_highTxMark;
     const uint32_t size = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    m_dataSegmentsSent += size > 0 ? 1 : 0;
     if (isRetransmission && size > 0)
     {
         m_retransmittedSegments = m_retransmittedSegments + 1;
     }
     return size;
+}
+
+uint64_t
+TcpFlavorSocket::GetDataSegmentsSent() const
+{
+    return m_dataSegmentsSent;
+}
+
+uint32_t
+TcpFlavorSocket::GetSegmentSize() const
+{
+    return GetSegSize();
+}
+
+uint32_t
+TcpFlavorSocket::GetUnacknowledgedBytes() const
+{
+    const SequenceNumber32 head = m_txBuffer->HeadSequence();
+    const SequenceNumber32 high = m_tcb->m_highTxMark;
+    return high > head ? high - head : 0;
+}
+
+void
+TcpFlavorSocket::SetSendBuffer(uint32_t bytes)
+{
+    SetSndBufSize(bytes);
+    const uint32_t room = GetTxAvailable();
+    if (room > 0 && (m_state == ESTABLISHED || m_state == CLOSE_WAIT))
+    {
+        NotifySend(room);
+    }
+}
+
+uint32_t
+TcpFlavorSocket::GetTxAvailable() const
+{
+    const uint32_t size = m_txBuffer->Size();
+    const uint32_t max = m_txBuffer->MaxBufferSize();
+    return size >= max ? 0 : max - size;
+}
+
+int
+TcpFlavorSocket::Send(Ptr<Packet> p, uint32_t flags)
+{
+    if (p->GetSize() > GetTxAvailable())
+    {
+        m_errno = ERROR_MSGSIZE;
+        return -1;
+    }
+    return TcpSocketBase::Send(p, flags);
 }
 
 } // namespace ns3

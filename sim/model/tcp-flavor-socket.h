@@ -75,6 +75,30 @@ class TcpFlavorSocket : public TcpSocketBase
     virtual uint64_t GetRttSamples() const;
     /// @return times the window returned to one after an idle period (ns-3's sender: never)
     virtual uint64_t GetIdleRestarts() const;
+    /// @return data segments sent, retransmissions included
+    uint64_t GetDataSegmentsSent() const;
+    /// @return the maximum segment size, bytes
+    uint32_t GetSegmentSize() const;
+    /// @return the bytes sent and not acknowledged yet (the part of the send buffer in use)
+    uint32_t GetUnacknowledgedBytes() const;
+
+    /**
+     * Sets the send buffer (SndBufSize) while the connection runs, e.g. as a buffer tuner
+     * reassigns it. Shrinking it below the data it holds drops nothing: the application can add
+     * more only once the ACKs have taken the occupancy below the new size. When it grows, the
+     * application is told of the room at once (it would otherwise wait for the next ACK).
+     * @param bytes the new size
+     */
+    void SetSendBuffer(uint32_t bytes);
+    /// @return the send buffer's free room: 0 while it holds more than its size (see Send())
+    uint32_t GetTxAvailable() const override;
+    /**
+     * ns-3's TcpTxBuffer::Available() is size - occupancy in uint32_t: after the buffer shrank
+     * below its occupancy it wraps to about 4e9 and TcpSocketBase::Send() would accept anything
+     * (shared/spec/sabt.md section 5). Here data beyond the free room is refused (-1,
+     * ERROR_MSGSIZE) as when the buffer is full.
+     */
+    int Send(Ptr<Packet> p, uint32_t flags) override;
 
   protected:
     void NotifyConstructionCompleted() override;
@@ -120,6 +144,7 @@ class TcpFlavorSocket : public TcpSocketBase
     TracedValue<uint64_t> m_retransmittedSegments{0}; ///< data segments retransmitted
     TracedValue<uint64_t> m_timeouts{0};              ///< data retransmission timeouts
     TracedValue<uint64_t> m_fastRetransmits{0};       ///< entries into fast recovery
+    uint64_t m_dataSegmentsSent{0};                   ///< data segments sent in all
 };
 
 } // namespace ns3

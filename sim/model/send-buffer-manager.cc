@@ -1,0 +1,254 @@
+#include "model/send-buffer-manager.h"
+
+#include "model/padhye-throughput.h"
+
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SendBufferManager");
+NS_OBJECT_ENSURE_REGISTERED(SendBufferManager);
+
+TypeId
+SendBufferManager::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SendBufferManager")
+            .SetParent<Object>()
+            .SetGroupName("Satnet")
+            .AddConstructor<SendBufferManager>()
+            .AddAttribute("Algorithm",
+                          "How the pool is divided: eq, abt, sabt or fixed.",
+                          EnumValue(BufferAlgorithm::SABT),
+                          MakeEnumAccessor<BufferAlgorithm>(&SendBufferManager::m_algorithm),
+                          MakeBufferAlgorithmChecker())
+            .AddAttribute("Pool",
+                          "B_tot: the send buffer shared by the host's connections, bytes.",
+                          UintegerValue(350000),
+                          MakeUintegerAccessor(&SendBufferManager::m_pool),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Interval",
+                          "Time between reassignments (1 s for all three algorithms).",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&SendBufferManager::m_interval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("AbtWindowFactor",
+                          "abt: a connection's demand is this many congestion windows.",
+                          DoubleValue(2),
+                          MakeDoubleAccessor(&SendBufferManager::m_abtFactor),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("FixedBuffer",
+                          "fixed: every admitted connection's buffer, bytes.",
+                          UintegerValue(16384),
+                          MakeUintegerAccessor(&SendBufferManager::m_fixedBuffer),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Leftover",
+                          "The pool left when every demand fits: unassigned (each gets its "
+                          "demand) or proportional (handed out in proportion to the demands).",
+                          EnumValue(Leftover::UNASSIGNED),
+                          MakeEnumAccessor<Leftover>(&SendBufferManager::m_leftover),
+                          MakeLeftoverChecker())
+            .AddAttribute("SmallFileLimit",
+                          "A file smaller than this, bytes, gets its size as buffer and initial "
+                          "window, outside the fair assignment (0: none).",
+                          UintegerValue(8192),
+                          MakeUintegerAccessor(&SendBufferManager::m_smallFileLimit),
+                          MakeUintegerChecker<uint64_t>())
+            .AddTraceSource("Reassigned",
+                            "The periodic reassignment has set every buffer.",
+                            MakeTraceSourceAccessor(&SendBufferManager::m_reassigned),
+                            "ns3::TracedCallback::Void");
+    return tid;
+}
+
+SendBufferManager::SendBufferManager()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+SendBufferManager::DoDispose()
+{
+    m_timer.Cancel();
+    m_connections.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+SendBufferManager::Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes)
+{
+    NS_ABORT_MSG_UNLESS(socket, "SendBufferManager: no socket");
+    Connection& c = m_connections.emplace_back();
+    c.socket = socket;
+    c.fileBytes = fileBytes;
+    c.start = Simulator::Now();
+    c.smallFile = fileBytes > 0 && fileBytes < m_smallFileLimit;
+    if (c.smallFile)
+    {
+        const uint32_t mss = socket->GetSegmentSize();
+        socket->SetAttribute("InitialCwnd",
+                             UintegerValue(static_cast<uint32_t>((fileBytes + mss - 1) / mss)));
+        c.assigned = static_cast<double>(fileBytes);
+        socket->SetSendBuffer(static_cast<uint32_t>(fileBytes));
+    }
+    else
+    {
+        Reassign(); // the newcomer's equal share now, not at the next tick
+    }
+    return static_cast<uint32_t>(m_connections.size() - 1);
+}
+
+void
+SendBufferManager::Remove(uint32_t id)
+{
+    NS_ABORT_MSG_UNLESS(id < m_connections.size(), "SendBufferManager: no connection " << id);
+    m_connections[id].active = false;
+    m_connections[id].assigned = 0;
+}
+
+void
+SendBufferManager::Start()
+{
+    m_timer.Cancel();
+    Tick();
+}
+
+const std::vector<SendBufferManager::Connection>&
+SendBufferManager::GetConnections() const
+{
+    return m_connections;
+}
+
+uint64_t
+SendBufferManager::GetPool() const
+{
+    return m_pool;
+}
+
+uint64_t
+SendBufferManager::GetUnacknowledged() const
+{
+    uint64_t bytes = 0;
+    for (const Connection& c : m_connections)
+    {
+        if (c.active)
+        {
+            bytes += c.socket->GetUnacknowledgedBytes();
+        }
+    }
+    return bytes;
+}
+
+void
+SendBufferManager::Tick()
+{
+    Reassign();
+    m_reassigned();
+    m_timer = Simulator::Schedule(m_interval, &SendBufferManager::Tick, this);
+}
+
+double
+SendBufferManager::Demand(const Connection& c, double equalShare) const
+{
+    const Ptr<Ns2TcpSocket>& s = c.socket;
+    switch (m_algorithm)
+    {
+    case BufferAlgorithm::ABT:
+        return m_abtFactor * s->GetCwndPackets() * s->GetSegmentSize();
+    case BufferAlgorithm::SABT: {
+        const double rtt = s->GetSmoothedRtt().GetSeconds();
+        if (s->GetRttSamples() == 0 || rtt <= 0)
+        {
+            return equalShare; // no estimate yet
+        }
+        if (c.lossRate <= 0)
+        {
+            return static_cast<double>(m_pool); // nothing lost: no limit known
+        }
+        const double rho =
+            PadhyeThroughput(c.lossRate, rtt, s->GetRtoWithoutBackoff().GetSeconds());
+        return rho * rtt * s->GetSegmentSize();
+    }
+    case BufferAlgorithm::EQ:
+    case BufferAlgorithm::FIXED:
+        break;
+    }
+    return equalShare;
+}
+
+void
+SendBufferManager::Reassign()
+{
+    double pool = static_cast<double>(m_pool);
+    std::vector<Connection*> large;
+    for (Connection& c : m_connections)
+    {
+        if (!c.active)
+        {
+            continue;
+        }
+        if (c.smallFile)
+        {
+            pool -= c.assigned;
+            continue;
+        }
+        // Loss indications, as Padhye et al.'s p: a go-back-N after a timeout resends packets
+        // that had arrived, so retransmissions would overstate the losses.
+        const uint64_t sent = c.socket->GetDataSegmentsSent();
+        const uint64_t losses = c.socket->GetFastRetransmits() + c.socket->GetTimeouts();
+        c.lossRate = sent ? static_cast<double>(losses) / sent : 0;
+        large.push_back(&c);
+    }
+    if (large.empty())
+    {
+        return;
+    }
+    pool = std::max(0.0, pool);
+    const double equalShare = pool / large.size();
+    std::vector<double> demands;
+    for (Connection* c : large)
+    {
+        demands.push_back(Demand(*c, equalShare));
+    }
+    std::vector<double> shares;
+    switch (m_algorithm)
+    {
+    case BufferAlgorithm::EQ:
+        shares = demands; // every demand is the equal share
+        break;
+    case BufferAlgorithm::ABT:
+        shares = MaxMinShares(pool, demands, m_leftover);
+        break;
+    case BufferAlgorithm::SABT:
+        shares = ProportionalShares(pool, demands, m_leftover);
+        break;
+    case BufferAlgorithm::FIXED:
+        shares = FixedShares(pool, static_cast<double>(m_fixedBuffer), large.size());
+        break;
+    }
+    for (size_t i = 0; i < large.size(); ++i)
+    {
+        Connection& c = *large[i];
+        c.demand = m_algorithm == BufferAlgorithm::EQ || m_algorithm == BufferAlgorithm::FIXED
+                       ? std::nullopt
+                       : std::optional<double>(demands[i]);
+        // Whole segments, rounded down: the buffers never sum above the pool, and a window is
+        // whole packets as in ns-2 (a partial segment at a buffer's end would go out on its own).
+        // At least one (but fixed's 0 for a connection not admitted): a connection without
+        // buffer would send nothing, and its estimate would never change.
+        const double mss = c.socket->GetSegmentSize();
+        const double least = m_algorithm == BufferAlgorithm::FIXED ? 0 : 1;
+        c.assigned = std::max(least, std::floor(shares[i] / mss)) * mss;
+        c.socket->SetSendBuffer(static_cast<uint32_t>(c.assigned));
+    }
+    NS_LOG_LOGIC(Simulator::Now().GetSeconds() << " s: " << large.size() << " connections");
+}
+
+} // namespace ns3

@@ -1,0 +1,295 @@
+/*
+ * Tests of SABT's parts: the allocators on the paper's worked example and edge cases, the
+ * Padhye et al. estimate on hand-computed values, the send-buffer guard and the manager.
+ */
+#include "helper/parallel-paths-helper.h"
+#include "helper/tcp-flavor-helper.h"
+#include "model/buffer-allocation.h"
+#include "model/file-transfer-source.h"
+#include "model/padhye-throughput.h"
+#include "model/send-buffer-manager.h"
+#include "model/tcp-flavor-socket-factory.h"
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/test.h"
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr double kTol = 1e-9; //!< exact hand computations in floating point
+
+} // namespace
+
+/// Sec. 2.1's worked example and the allocators' edge cases.
+class AllocationTestCase : public TestCase
+{
+  public:
+    AllocationTestCase()
+        : TestCase("EQ, ABT, SABT and fixed allocation: the worked example and edge cases")
+    {
+    }
+
+  private:
+    /// Checks @p got against @p want element by element.
+    void ExpectShares(const std::vector<double>& got,
+                      const std::vector<double>& want,
+                      const std::string& what)
+    {
+        NS_TEST_ASSERT_MSG_EQ(got.size(), want.size(), what);
+        for (size_t i = 0; i < got.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(got[i], want[i], 1e-6 * std::max(1.0, want[i]),
+                                      what << ", share " << i);
+        }
+    }
+
+    void DoRun() override
+    {
+        // Demands 20 / 200 / 800 KB, pool 300 KB: ABT 20/140/140, SABT 20/116/164.
+        ExpectShares(MaxMinShares(300, {20, 200, 800}), {20, 140, 140}, "ABT example");
+        ExpectShares(ProportionalShares(300, {20, 200, 800}), {20, 116, 164},
+                     "SABT example");
+        // One pushed above its demand by the proportional excess is capped and hands on the
+        // surplus: share 100, 10 keeps 10, the excess 90 gives 105 x 90/1105 = 8.55 to the
+        // second (108.55 > 105: capped, 3.55 on) and the rest to the third: 185.
+        ExpectShares(ProportionalShares(300, {10, 105, 1000}), {10, 105, 185},
+                     "SABT cascade");
+        // All demands below the share: each its own, the rest unassigned or spread.
+        ExpectShares(ProportionalShares(300, {20, 30, 50}), {20, 30, 50}, "SABT fits");
+        ExpectShares(MaxMinShares(300, {20, 30, 50}), {20, 30, 50}, "ABT fits");
+        ExpectShares(ProportionalShares(300, {20, 30, 50}, Leftover::PROPORTIONAL),
+                     {60, 90, 150}, "SABT fits, leftover spread");
+        ExpectShares(MaxMinShares(300, {20, 30, 50}, Leftover::PROPORTIONAL),
+                     {60, 90, 150}, "ABT fits, leftover spread");
+        // One connection: its demand, at most the pool.
+        ExpectShares(ProportionalShares(300, {800}), {300}, "SABT one, above");
+        ExpectShares(ProportionalShares(300, {80}), {80}, "SABT one, below");
+        ExpectShares(MaxMinShares(300, {800}), {300}, "ABT one");
+        // A demand exactly at the equal share keeps it (b_i <= s).
+        ExpectShares(ProportionalShares(300, {100, 400, 400}), {100, 100, 100},
+                     "SABT at the share");
+        ExpectShares(ProportionalShares(300, {}), {}, "SABT none");
+        // Fixed: 64 KB each lets four into 256 KB; 16 KB lets all six.
+        ExpectShares(FixedShares(256, 64, 6), {64, 64, 64, 64, 0, 0}, "fixed 64");
+        ExpectShares(FixedShares(256, 16, 6), {16, 16, 16, 16, 16, 16}, "fixed 16");
+        // The pool is handed out whole whenever the demands exceed it.
+        const std::vector<double> demands{3, 70, 7.5, 260, 41, 19};
+        const std::vector<double> shares = ProportionalShares(120, demands);
+        NS_TEST_EXPECT_MSG_EQ_TOL(std::accumulate(shares.begin(), shares.end(), 0.0),
+                                  120.0,
+                                  kTol,
+                                  "SABT hands out the pool");
+        for (size_t i = 0; i < demands.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(shares[i], demands[i] + kTol, "above demand " << i);
+        }
+    }
+};
+
+/// PadhyeThroughput against values worked by hand.
+class PadhyeTestCase : public TestCase
+{
+  public:
+    PadhyeTestCase()
+        : TestCase("Padhye et al.'s throughput on hand-computed values")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // p = 0.1, b = 1: E[W] = 1 + sqrt(8 x 0.9 / 0.3 + 1) = 6 exactly;
+        // Q(6) = 0.271 (1 + 0.729 x 0.271) / (1 - 0.9^6) = 0.324538489 / 0.468559 = 0.69263100;
+        // f = 1.124992; rho = (9 + 6 + Q/0.9) / (0.05 (3 + 1) + Q x 1 x f / 0.9)
+        //   = 15.76959 / 1.0657861 = 14.796254 packets/s (rtt 50 ms, rto 1 s).
+        NS_TEST_EXPECT_MSG_EQ_TOL(PadhyeMeanWindow(0.1), 6.0, kTol, "E[W] at p = 0.1");
+        NS_TEST_EXPECT_MSG_EQ_TOL(PadhyeThroughput(0.1, 0.05, 1.0), 14.796254, 1e-5, "rho");
+        // b = 2, p = 0.02: a = 2/3, E[W] = 2/3 + sqrt(8 x 0.98 / 0.12 + 4/9) = 8.7770167.
+        NS_TEST_EXPECT_MSG_EQ_TOL(PadhyeMeanWindow(0.02, 2), 8.7770167, 1e-6, "E[W], b = 2");
+        // Rare losses: timeouts vanish and rho tends to E[W] / (rtt (E[W]/2 + 1)) x ... the
+        // square-root law: rho x rtt x sqrt(2p/3) -> 1 as p -> 0.
+        const double p = 1e-7;
+        NS_TEST_EXPECT_MSG_EQ_TOL(PadhyeThroughput(p, 0.2, 1.0) * 0.2 * std::sqrt(2 * p / 3),
+                                  1.0,
+                                  1e-3,
+                                  "square-root law");
+        // More loss, less throughput; longer RTO, less throughput.
+        NS_TEST_EXPECT_MSG_GT(PadhyeThroughput(0.01, 0.2, 1),
+                              PadhyeThroughput(0.02, 0.2, 1),
+                              "falls with p");
+        NS_TEST_EXPECT_MSG_GT(PadhyeThroughput(0.05, 0.2, 1),
+                              PadhyeThroughput(0.05, 0.2, 3),
+                              "falls with the RTO");
+    }
+};
+
+/// A bulk transfer over one 1.5 Mbit/s path, its socket and a manager.
+class Transfer
+{
+  public:
+    /**
+     * @param fileBytes the file (0: bulk)
+     * @param pool the manager's pool, bytes
+     * @param smallFileLimit the manager's small-file limit, bytes
+     */
+    Transfer(uint64_t fileBytes, uint64_t pool, uint64_t smallFileLimit)
+    {
+        m_net.Install({ParallelPathsHelper::Path{}});
+        NodeContainer hosts(m_net.GetSender());
+        hosts.Add(m_net.GetReceivers());
+        TcpParameters tcp;
+        tcp.model = TcpModel::NS2;
+        tcp.flavor = TcpFlavor::RENO;
+        tcp.mss = 1000;
+        tcp.windowBytes = 1U << 24;
+        tcp.initialSsthreshBytes = 1U << 24;
+        TcpFlavorHelper(tcp).Install(hosts);
+        m_listener = Socket::CreateSocket(m_net.GetReceivers().Get(0),
+                                          TcpFlavorSocketFactory::GetTypeId());
+        m_listener->SetAttribute("DelAckCount", UintegerValue(1));
+        m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
+        m_listener->Listen();
+        manager = CreateObject<SendBufferManager>();
+        manager->SetAttribute("Algorithm", StringValue("eq"));
+        manager->SetAttribute("Pool", UintegerValue(pool));
+        manager->SetAttribute("SmallFileLimit", UintegerValue(smallFileLimit));
+        m_source = CreateObject<FileTransferSource>();
+        m_source->SetAttribute("Remote",
+                               AddressValue(InetSocketAddress(m_net.GetReceiverAddress(0), 9)));
+        m_source->SetAttribute("Protocol", TypeIdValue(TcpFlavorSocketFactory::GetTypeId()));
+        m_source->SetAttribute("FileSize",
+                               StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                           std::to_string(fileBytes) + "]"));
+        m_source->SetAttribute("MaxTransfers", UintegerValue(1));
+        m_source->TraceConnectWithoutContext(
+            "TransferStart",
+            MakeCallback(+[](Transfer* t, uint32_t, uint64_t bytes, Ptr<Socket> s) {
+                t->socket = DynamicCast<Ns2TcpSocket>(s);
+                t->manager->Add(t->socket, bytes);
+            }).Bind(this));
+        m_source->TraceConnectWithoutContext(
+            "TransferEnd",
+            MakeCallback(+[](Transfer* t, uint32_t) { t->end = Simulator::Now(); }).Bind(this));
+        m_net.GetSender()->AddApplication(m_source);
+    }
+
+    Ptr<SendBufferManager> manager; //!< the pool
+    Ptr<Ns2TcpSocket> socket;       //!< the sender, once started
+    Time end;                       //!< the file's last ACK
+
+  private:
+    ParallelPathsHelper m_net;
+    Ptr<Socket> m_listener;
+    Ptr<FileTransferSource> m_source;
+};
+
+/**
+ * ns-3's TcpTxBuffer::Available() wraps when the buffer shrinks below what it holds; the guard
+ * of TcpFlavorSocket makes the room 0 and refuses data until the ACKs free room, and the
+ * occupancy never grows past the old size.
+ */
+class ShrinkGuardTestCase : public TestCase
+{
+  public:
+    ShrinkGuardTestCase()
+        : TestCase("a send buffer shrunk below its occupancy takes no data until it drains")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Transfer t(0, 64000, 0);
+        Simulator::Schedule(Seconds(3), [this, &t]() {
+            NS_TEST_ASSERT_MSG_GT(t.socket->GetTxBuffer()->Size(), 30000u, "a full buffer");
+            t.socket->SetSendBuffer(10000);
+            NS_TEST_EXPECT_MSG_EQ(t.socket->GetTxAvailable(), 0u, "no room, not ~4e9");
+            NS_TEST_EXPECT_MSG_EQ(t.socket->Send(Create<Packet>(1000), 0), -1, "refused");
+        });
+        uint32_t most = 0;
+        for (int ms = 3001; ms < 6000; ms += 10)
+        {
+            Simulator::Schedule(MilliSeconds(ms), [&t, &most]() {
+                most = std::max(most, t.socket->GetTxBuffer()->Size());
+            });
+        }
+        Simulator::Schedule(Seconds(6), [this, &t]() {
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(t.socket->GetTxBuffer()->Size(), 10000u, "drained");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(t.socket->GetUnacknowledgedBytes(), 10000u, "window");
+        });
+        Simulator::Stop(Seconds(6));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(most, 64000u, "never above the old size");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * Sec. 2.2.2: a 6000-byte file (below 8 KB) gets an initial window of 6 segments and a buffer
+ * of 6000 bytes: it is acknowledged one round trip after the handshake (2 x 204 ms + 6
+ * packets at 1.5 Mbit/s); without the rule slow start takes 1 + 2 + 3 segments, two more
+ * round trips.
+ */
+class SmallFileTestCase : public TestCase
+{
+  public:
+    SmallFileTestCase()
+        : TestCase("a file below 8 KB is sent in one round trip")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double rule = Duration(8192);
+        const double none = Duration(0);
+        // Two base RTTs (2 x 204 ms) and a little transmission: under 0.5 s; without: over 0.8.
+        NS_TEST_EXPECT_MSG_GT(rule, 0.408, "at least the handshake and one round trip");
+        NS_TEST_EXPECT_MSG_LT(rule, 0.5, "one round trip of data");
+        NS_TEST_EXPECT_MSG_GT(none, 0.8, "slow start: three round trips of data");
+    }
+
+    /// @return the 6000-byte file's time from start to its last ACK, s
+    double Duration(uint64_t smallFileLimit)
+    {
+        Transfer t(6000, 350000, smallFileLimit);
+        Simulator::Stop(Seconds(10));
+        Simulator::Run();
+        if (smallFileLimit > 0)
+        {
+            UintegerValue initialCwnd;
+            t.socket->GetAttribute("InitialCwnd", initialCwnd);
+            NS_TEST_EXPECT_MSG_EQ(initialCwnd.Get(), 6u, "initial window = the file");
+            NS_TEST_EXPECT_MSG_EQ(t.manager->GetConnections()[0].assigned, 6000, "buffer");
+            NS_TEST_EXPECT_MSG_EQ(t.manager->GetConnections()[0].smallFile, true, "small");
+        }
+        const double d = t.end.GetSeconds();
+        Simulator::Destroy();
+        return d;
+    }
+};
+
+/// The suite.
+class SabtTestSuite : public TestSuite
+{
+  public:
+    SabtTestSuite()
+        : TestSuite("satsweep-sabt", Type::UNIT)
+    {
+        AddTestCase(new AllocationTestCase, Duration::QUICK);
+        AddTestCase(new PadhyeTestCase, Duration::QUICK);
+        AddTestCase(new ShrinkGuardTestCase, Duration::QUICK);
+        AddTestCase(new SmallFileTestCase, Duration::QUICK);
+    }
+};
+
+/// Registers the suite.
+static SabtTestSuite g_sabtTestSuite;
