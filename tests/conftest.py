@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from satsweep.engine import Program
+from satsweep.engine import USAGE_ERROR, Program
 
 #: The repository (the tests use its sweeps, scripts and build tree).
 REPO = Path(__file__).resolve().parent.parent
@@ -26,6 +26,21 @@ def run_satnet_cli(*flags: str, cwd: Path | None = None) -> subprocess.Completed
     """Runs satnet with raw command-line flags and captures its output."""
     path = Program.find("satnet", REPO).path
     return subprocess.run([str(path), *flags], capture_output=True, text=True, cwd=cwd)
+
+
+def assert_usage_error(program: Program, flags: str, allowed: str, directory: Path) -> None:
+    """Runs ``program`` with ``flags`` (space-separated) and ``--out`` into the empty
+    ``directory``: it must exit 2 with one line naming the last flag and ``allowed``, and write
+    nothing."""
+    proc = subprocess.run(
+        [str(program.path), *flags.split(), f"--out={directory / 'r.json'}"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == USAGE_ERROR
+    line = proc.stderr.strip()
+    assert "\n" not in line and flags.split()[-1].split("=")[0] in line and allowed in line, line
+    assert list(directory.iterdir()) == []
 
 
 SLURM_SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"

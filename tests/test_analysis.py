@@ -164,14 +164,19 @@ def test_sql_files_run_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_sql_files_are_numbered_in_run_order() -> None:
     """analyze.sql reads every numbered file but the report's own (the provenance, the
-    traces' runs and rows), in number order, and the runner's stages are that order."""
+    traces' runs, rows and means), in number order, and the runner's stages are that order."""
     numbered = sorted(p.name for p in (ROOT / "analysis").glob("[0-9][0-9]-*.sql"))
     reads = [
         line.split()[1].removeprefix("analysis/")
         for line in (ROOT / "analysis" / "analyze.sql").read_text().splitlines()
         if line.startswith(".read")
     ]
-    report_only = {"50-provenance.sql", "55-first_runs.sql", "56-trace_rows.sql"}
+    report_only = {
+        "50-provenance.sql",
+        "55-first_runs.sql",
+        "56-trace_rows.sql",
+        "57-trace_means.sql",
+    }
     assert reads == [name for name in numbered if name not in report_only]
     stages = [
         sql.MACROS,
@@ -188,6 +193,7 @@ def test_sql_files_are_numbered_in_run_order() -> None:
         sql.PROVENANCE,
         sql.FIRST_RUNS,
         sql.TRACE_ROWS,
+        sql.TRACE_MEANS,
     ]
     assert [f"{name}.sql" for name in stages] == numbered
 

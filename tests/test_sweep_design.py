@@ -380,13 +380,24 @@ def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
          "allowed: source, transfer, time, cwnd, ssthresh"),
         ("traces: [{table: cwnd, x: time, y: [cwnd, speed]}]", "analysis.traces[0].y",
          "allowed: source, transfer, time, cwnd, ssthresh"),
+        ("traces: [{table: cwnd, x: time, y: [cwnd], replications: all}]",
+         "analysis.traces[0].replications", "allowed: first (the first run of each "),
+        ("traces: [{table: cwnd, x: buffer, y: [cwnd]}]", "analysis.traces[0].replications",
+         "'first' with x a factor (buffer); allowed: mean"),
+        ("traces: [{table: cwnd, x: delayedAck, y: [cwnd], replications: mean}]",
+         "analysis.traces[0].x", "factor delayedAck has levels that are not numbers; allowed: a "
+         "numeric column of table cwnd (source, transfer, time, cwnd, ssthresh) or a factor "
+         "with numeric levels (buffer)"),
+        ("traces: [{table: cwnd, x: speed, y: [cwnd], replications: mean}]",
+         "analysis.traces[0].x", "'speed' is not a numeric column of table cwnd nor a factor; "
+         "allowed: source, transfer, time, cwnd, ssthresh, buffer"),
     ],
 )  # fmt: skip
 def test_analysis_theory_and_traces_are_checked(tmp_path, capsys, analysis, field, allowed):
     design = tmp_path / "d.yaml"
     design.write_text(
-        "study: d\nprogram: barakat\nfactors:\n  buffer: [10, 20]\nreplications: 1\n"
-        f"analysis:\n  {analysis}\n"
+        "study: d\nprogram: barakat\nfactors:\n  buffer: [10, 20]\n  delayedAck: [true, false]\n"
+        f"replications: 1\nanalysis:\n  {analysis}\n"
     )
     assert cli.main(["plan", str(design)]) == 2
     err = capsys.readouterr().err

@@ -62,6 +62,7 @@ INTERVALS = "40-confidence_intervals"
 PROVENANCE = "50-provenance"
 FIRST_RUNS = "55-first_runs"
 TRACE_ROWS = "56-trace_rows"
+TRACE_MEANS = "57-trace_means"
 
 
 @cache

@@ -21,8 +21,9 @@ and optionally what its analysis looks at::
 
 The ``analysis`` section may also name the study's theory (``theory: barakat``, a name of
 :data:`satsweep.theory.THEORIES`, drawn beside the results) and ``traces``, figures of one of the
-program's tables, each ``{table, x, y: [columns], series, title}`` (x and y numeric columns of
-the table, series any column of it: one line per value), e.g.
+program's tables, each ``{table, x, y: [columns], series, title, replications}`` (x and y
+numeric columns of the table, series any column of it: one line per value; replications
+``first`` or ``mean``, and with ``mean`` x may be a factor with numeric levels), e.g.
 ``traces: [{table: cwnd, x: time, y: [cwnd, ssthresh], series: transfer}]``.
 
 :func:`load_design` validates a file against the schema and the program's ``--describe``
@@ -93,8 +94,11 @@ class Resources(BaseModel):
 
 class TraceSettings(BaseModel):
     """A figure of the report drawn from one of the program's tables: its ``y`` columns against
-    its ``x`` column, one panel per configuration (its first run), one line per value of
-    ``series`` (e.g. a transfer) if given."""
+    ``x``, one line per value of ``series`` (e.g. a transfer) if given. With ``replications:
+    first`` one panel per configuration, its first run's rows; with ``mean`` the mean over the
+    configuration's replications at each x with its confidence interval. ``x`` is a numeric
+    column of the table, or (with ``mean``) a factor of the design with numeric levels: then one
+    panel per configuration of the other factors, each run's rows first averaged per series."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     table: str
@@ -102,6 +106,7 @@ class TraceSettings(BaseModel):
     y: list[str] = Field(min_length=1)
     series: str | None = None
     title: str = ""
+    replications: Literal["first", "mean"] = "first"
 
 
 class AnalysisSettings(BaseModel):
@@ -365,7 +370,7 @@ _ANALYSIS_HELP = {
     "factors": "a list of the design's factors (the last makes the report's columns)",
     "by": "a factor of the design",
     "theory": f"the name of a theory: {', '.join(sorted(THEORIES)) or '(none)'}",
-    "traces": "a list of mappings with table, x, y, series and title",
+    "traces": "a list of mappings with table, x, y, series, title and replications",
 }
 #: The keys of an entry of ``analysis.traces``, and what each takes.
 _TRACE_HELP = {
@@ -374,6 +379,8 @@ _TRACE_HELP = {
     "y": "a list of one or more numeric columns of the table",
     "series": "a column of the table (one line per value)",
     "title": "text",
+    "replications": "first (the first run of each configuration) or mean (the mean over the "
+    "replications, with its confidence interval)",
 }
 
 
@@ -505,12 +512,23 @@ def _check_analysis(design: Design) -> list[tuple[str, str]]:
             )
         )
     for i, trace in enumerate(settings.traces):
-        problems += _check_trace(f"analysis.traces[{i}]", trace, describe)
+        problems += _check_trace(f"analysis.traces[{i}]", trace, design)
     return problems
 
 
-def _check_trace(where: str, trace: TraceSettings, describe: Description) -> list[tuple[str, str]]:
-    """Problems of one trace: a table of the program, columns of it (numeric x and y)."""
+def _numeric_factors(design: Design) -> list[str]:
+    """The design's factors whose levels are all numbers (not true/false)."""
+    return [
+        name
+        for name, levels in design.factors.items()
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in levels)
+    ]
+
+
+def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple[str, str]]:
+    """Problems of one trace: a table of the program, columns of it (numeric y; x a numeric
+    column, or with ``replications: mean`` a factor with numeric levels)."""
+    describe = design.describe
     if trace.table not in describe.tables:
         allowed = ", ".join(describe.tables) or "(none)"
         return [(f"{where}.table", f"'{trace.table}' is not a table of {describe.name}; "
@@ -518,8 +536,21 @@ def _check_trace(where: str, trace: TraceSettings, describe: Description) -> lis
     columns = {c.name: c.type for c in describe.tables[trace.table]}
     numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
     problems = []
+    if trace.x in design.factors:
+        if trace.replications != "mean":
+            problems.append((f"{where}.replications", f"'{trace.replications}' with x a factor "
+                             f"({trace.x}); allowed: mean"))  # fmt: skip
+        elif trace.x not in _numeric_factors(design):
+            problems.append((f"{where}.x", f"factor {trace.x} has levels that are not numbers; "
+                             f"allowed: a numeric column of table {trace.table} "
+                             f"({', '.join(numeric)}) or a factor with numeric levels "
+                             f"({', '.join(_numeric_factors(design)) or 'none'})"))  # fmt: skip
+    if trace.x not in design.factors and trace.x not in numeric:
+        factors = _numeric_factors(design) if trace.replications == "mean" else []
+        problems.append((f"{where}.x", f"'{trace.x}' is not a numeric column of table "
+                         f"{trace.table}" + (" nor a factor" if factors else "") + "; allowed: "
+                         + ", ".join(numeric + factors)))  # fmt: skip
     for field, name, allowed in (
-        ("x", trace.x, numeric),
         *(("y", y, numeric) for y in trace.y),
         *((("series", trace.series, list(columns)),) if trace.series else ()),
     ):

@@ -197,11 +197,44 @@ def curves_figure(
     fig.savefig(path)
 
 
+def _log_x(xs: Sequence[float]) -> bool:
+    """Log x when every x is > 0 and they span 20x or more (as the curves)."""
+    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 20
+
+
+def _mean_line(
+    ax: Any,
+    xs: Sequence[float],
+    means: Sequence[float],
+    halves: Sequence[float | None],
+    factor_x: bool,
+    label: str,
+    style: dict[str, Any],
+) -> None:
+    """Means over replications: over a factor, a line through the levels with error bars;
+    over a column (e.g. time), a line with its interval as a shaded band."""
+    spread = [h if h is not None else math.nan for h in halves]
+    if factor_x:
+        ax.errorbar(xs, means, yerr=spread, capsize=3, marker="o", markersize=3, label=label,
+                    **style)  # fmt: skip
+        return
+    ax.plot(xs, means, label=label, linewidth=0.9, **style)
+    low = [m - h for m, h in zip(means, spread, strict=True)]
+    high = [m + h for m, h in zip(means, spread, strict=True)]
+    ax.fill_between(xs, low, high, color=style["color"], alpha=0.2, linewidth=0)
+
+
 def traces_figure(
-    title: str, trace: TraceSettings, panels: Sequence[TracePanel], path: Path
+    title: str,
+    trace: TraceSettings,
+    panels: Sequence[TracePanel],
+    path: Path,
+    factor_x: bool = False,
 ) -> None:
     """One panel per configuration: the trace's y columns against x (a line style per column,
-    a color per series), the theory's references of that configuration as dotted lines."""
+    a color per series), the theory's references of that configuration as dotted lines; with
+    ``replications: mean`` the means with their intervals (error bars when x is a factor,
+    ``factor_x``, else a band)."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
 
     columns = min(4, len(panels))
@@ -215,8 +248,14 @@ def traces_figure(
         for i, (series, points) in enumerate(panel.series.items()):
             for j, y in enumerate(trace.y):
                 label = f"{y}" + (f" ({trace.series} {series})" if trace.series else "")
-                ax.step(points[trace.x], points[y], where="post", color=f"C{i % 10}",
-                        linestyle=styles[j % len(styles)], label=label)  # fmt: skip
+                style = {"color": f"C{i % 10}", "linestyle": styles[j % len(styles)]}
+                if trace.replications == "first":
+                    ax.step(points[trace.x], points[y], where="post", label=label, **style)
+                else:
+                    _mean_line(ax, points[trace.x], points[y], panel.halves[series][y],
+                               factor_x, label, style)  # fmt: skip
+        if factor_x and _log_x([x for p in panel.series.values() for x in p[trace.x]]):
+            ax.set_xscale("log")
         if not panel.series:
             ax.text(0.5, 0.5, f"no rows of {trace.table}", ha="center", transform=ax.transAxes)
         _reference_lines(ax, panel.references)

@@ -27,6 +27,7 @@ __all__ = [
     "marginal_means",
     "provenance",
     "results_table",
+    "trace_mean_panels",
     "trace_panels",
 ]
 
@@ -155,12 +156,14 @@ def curves(
 
 @dataclass(frozen=True)
 class TracePanel:
-    """One panel of a trace: a configuration's rows (per series value: column -> values) and
-    the theory's references for it."""
+    """One panel of a trace: a configuration's rows (per series value: column -> values), the
+    theory's references for it, and with ``replications: mean`` the half-width of each y's
+    interval (per series value: y column -> half-widths, None where a point has one run)."""
 
     title: str
     series: dict[str, dict[str, list[Any]]]
     references: list[Reference]
+    halves: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
 
 
 def trace_panels(
@@ -196,5 +199,48 @@ def trace_panels(
             title = ", ".join(f"{f}={run[f]}" for f in factors)
             panels.append(TracePanel(title, series, references))
         return panels
+    finally:
+        con.close()
+
+
+def trace_mean_panels(
+    runs_table: Path,
+    table: Path,
+    trace: TraceSettings,
+    factors: Sequence[str],
+    confidence: float,
+) -> list[TracePanel]:
+    """The panels of a trace with ``replications: mean`` (``57-trace_means.sql``): a panel per
+    combination of levels of ``factors`` but ``trace.x``, per series value the mean of each y at
+    each x over the replications, with the half-width t sd / sqrt(n) of its ``confidence``
+    interval (None where n < 2)."""
+    panel_factors = [f for f in factors if f != trace.x]
+    con = sql.connect()
+    try:
+        panels: dict[int, TracePanel] = {}
+        for y in trace.y:
+            sql.set_variables(
+                con,
+                runs_table=str(runs_table),
+                trace_table=str(table),
+                trace_x=trace.x,
+                trace_x_is_factor=trace.x in factors,
+                trace_y=y,
+                trace_series=trace.series,
+                trace_panels=panel_factors,
+            )
+            sql.run(con, sql.TRACE_MEANS)
+            for row in sql.rows(con, sql.created_table(sql.TRACE_MEANS)):
+                title = ", ".join(f"{f}={row[f]}" for f in panel_factors)
+                panel = panels.setdefault(row["panel_order"], TracePanel(title, {}, []))
+                points = panel.series.setdefault(row["series"], {trace.x: []})
+                halves = panel.halves.setdefault(row["series"], {})
+                if y == trace.y[0]:
+                    points[trace.x].append(row["x"])
+                points.setdefault(y, []).append(row["mean"])
+                n, sd = row["n"], row["sd"]
+                half = t_quantile(confidence, n - 1) * sd / math.sqrt(n) if n > 1 else None
+                halves.setdefault(y, []).append(half)
+        return [panels[key] for key in sorted(panels)]
     finally:
         con.close()

@@ -34,7 +34,14 @@ from satsweep.report.figures import (
     numeric_levels,
     traces_figure,
 )
-from satsweep.report.tables import ResultsTable, curves, provenance, results_table, trace_panels
+from satsweep.report.tables import (
+    ResultsTable,
+    curves,
+    provenance,
+    results_table,
+    trace_mean_panels,
+    trace_panels,
+)
 from satsweep.theory import Theory, theory
 
 __all__ = ["AUTO", "REPORT_DIR", "ReportError", "write_report"]
@@ -247,10 +254,12 @@ def _traces(
     store: Store,
     design: StudyDesign,
     study_theory: Theory | None,
+    confidence: float,
     directory: Path,
     log: Callable[[str], None],
 ) -> list[Block]:
-    """The section of the design's traces: a figure each, a panel per configuration."""
+    """The section of the design's traces: a figure each, a panel per configuration (with x a
+    factor, per configuration of the others)."""
     if not design.traces:
         return []
     blocks = [Block("h2", "Traces")]
@@ -259,20 +268,39 @@ def _traces(
         if not store.table(trace.table).is_file():
             blocks.append(Block("p", f"{title}: the store has no {trace.table}.parquet."))
             continue
-        panels = trace_panels(
-            store.runs_table, store.table(trace.table), trace, list(design.factors), study_theory
-        )
-        name = f"trace-{i + 1}-{_slug(trace.table)}.png"
-        traces_figure(f"{store.study} · {title}", trace, panels, directory / name)
-        log(f"{REPORT_DIR}/{name}")
-        theory_lines = f", the lines of theory {design.theory} dotted" if study_theory else ""
-        blocks.append(
-            Block(
-                "p",
-                f"{title}: a panel per configuration, the rows of {trace.table} of its first "
-                f"replication{theory_lines}.",
+        factors = list(design.factors)
+        factor_x = trace.x in factors
+        if trace.replications == "first":
+            panels = trace_panels(
+                store.runs_table, store.table(trace.table), trace, factors, study_theory
             )
-        )
+            theory_lines = f", the lines of theory {design.theory} dotted" if study_theory else ""
+            caption = (
+                f"{title}: a panel per configuration, the rows of {trace.table} of its first "
+                f"replication{theory_lines}."
+            )
+        else:
+            panels = trace_mean_panels(
+                store.runs_table, store.table(trace.table), trace, factors, confidence
+            )
+            over = (
+                f"each run's rows of {trace.table} averaged per {trace.series or 'run'}, then "
+                f"the mean over the replications at each level of "
+                f"{trace.x}, its bar"
+                if factor_x
+                else f"the mean over the replications of each "
+                f"configuration of {trace.table}'s rows at each {trace.x}, the band"
+            )
+            caption = (
+                f"{title}: a panel per configuration"
+                + (f" of the factors but {trace.x}" if factor_x else "")
+                + f"; {over} its {confidence_label(confidence)} t confidence interval (none "
+                "with one run)."
+            )
+        name = f"trace-{i + 1}-{_slug(trace.table)}.png"
+        traces_figure(f"{store.study} · {title}", trace, panels, directory / name, factor_x)
+        log(f"{REPORT_DIR}/{name}")
+        blocks.append(Block("p", caption))
         blocks.append(Block("img", name, header=(title,)))
     return blocks
 
@@ -394,7 +422,7 @@ def write_report(
                 blocks = _front_matter(
                     study, facts, design, responses, factors, by, model, confidence, analyses
                 )
-                blocks += _traces(store, design, study_theory, built, log)
+                blocks += _traces(store, design, study_theory, confidence, built, log)
                 for group, results_ in analyses.items():
                     where = f"{by} = {group}" if by is not None else ""
                     blocks.append(Block("h2", where or "All runs"))

@@ -193,14 +193,15 @@ MakeParameters()
         .SetMinimum(kMinTime)
         .SetMaximum(1)
         .SetUnit("s")
-        .SetHelp("TCP timer granularity (ns-2's tcpTick_ 0.1 s; e1, e2: 1 ms, so that their "
-                 "1 ms round trips are measured).");
+        .SetHelp("TCP timer granularity (ns-2's tcpTick_ 0.1 s; e1, e2: 0.5 s, the slow "
+                 "timer of the paper's FreeBSD 2.2.8, which timed round trips in its ticks).");
     table.Add("minRto", &Config::minRto)
         .SetDefault(0.2)
         .SetMinimum(kMinTime)
         .SetMaximum(kMaxTime)
         .SetUnit("s")
-        .SetHelp("Lowest retransmission timeout (0.2 s: ns-2's floor of two 0.1 s ticks).");
+        .SetHelp("Lowest retransmission timeout (0.2 s: ns-2's floor of two 0.1 s ticks; e1, "
+                 "e2: 1 s, FreeBSD's TCPTV_MIN).");
 
     table.SetPreset("scenario", [](Config& c) {
         if (c.scenario == "fig")
@@ -214,7 +215,8 @@ MakeParameters()
         c.accessDelay = 0;
         c.egressRate = 10e9;
         c.egressDelay = 0;
-        c.tick = 0.001;
+        c.tick = 0.5;
+        c.minRto = 1;
         if (c.scenario == "e1")
         {
             c.lossRate = 0.005;
