@@ -139,8 +139,12 @@ class Transfer
      * @param fileBytes the file (0: bulk)
      * @param pool the manager's pool, bytes
      * @param smallFileLimit the manager's small-file limit, bytes
+     * @param algorithm the manager's algorithm
      */
-    Transfer(uint64_t fileBytes, uint64_t pool, uint64_t smallFileLimit)
+    Transfer(uint64_t fileBytes,
+             uint64_t pool,
+             uint64_t smallFileLimit,
+             const std::string& algorithm = "eq")
     {
         m_net.Install({ParallelPathsHelper::Path{}});
         NodeContainer hosts(m_net.GetSender());
@@ -158,7 +162,7 @@ class Transfer
         m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
         m_listener->Listen();
         manager = CreateObject<SendBufferManager>();
-        manager->SetAttribute("Algorithm", StringValue("eq"));
+        manager->SetAttribute("Algorithm", StringValue(algorithm));
         manager->SetAttribute("Pool", UintegerValue(pool));
         manager->SetAttribute("SmallFileLimit", UintegerValue(smallFileLimit));
         m_source = CreateObject<FileTransferSource>();
@@ -277,6 +281,53 @@ class SmallFileTestCase : public TestCase
     }
 };
 
+/**
+ * SABT's demand without an estimate: a connection without an RTT sample asks for the equal
+ * share, one that has lost nothing yet for the whole pool. One bulk connection with a pool of
+ * 20 packets, below the path's BDP: it never overflows the router.
+ */
+class SabtDemandTestCase : public TestCase
+{
+  public:
+    SabtDemandTestCase()
+        : TestCase("sabt: the equal share before an RTT sample, the pool before a loss")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Transfer t(0, 20000, 0, "sabt");
+        t.manager->TraceConnectWithoutContext(
+            "Reassigned",
+            MakeCallback(+[](Transfer* t, std::vector<std::pair<double, double>>* seen) {
+                if (!t->manager->GetConnections().empty())
+                {
+                    const auto& c = t->manager->GetConnections()[0];
+                    seen->emplace_back(c.demand.value_or(-1), c.assigned);
+                }
+            }).Bind(&t, &m_seen));
+        Simulator::ScheduleNow(&SendBufferManager::Start, t.manager);
+        Simulator::Stop(Seconds(30.5));
+        Simulator::Run();
+        // The connection opens at 0 s, after the first reassignment; from 1 s on, first without
+        // an RTT sample (the equal share of one: the pool), then without a loss (the pool).
+        NS_TEST_ASSERT_MSG_EQ(m_seen.size(), 30u, "a reassignment a second");
+        for (const auto& [demand, assigned] : m_seen)
+        {
+            NS_TEST_EXPECT_MSG_EQ(demand, 20000, "the pool: no estimate, or no loss yet");
+            NS_TEST_EXPECT_MSG_EQ(assigned, 20000, "all of it, whole segments");
+        }
+        NS_TEST_EXPECT_MSG_EQ(t.socket->GetFastRetransmits() + t.socket->GetTimeouts(),
+                              0u,
+                              "20 packets never overflow the path (BDP 38 + 50 queued)");
+        NS_TEST_EXPECT_MSG_GT(t.socket->GetRttSamples(), 0u, "it has an RTT estimate");
+        Simulator::Destroy();
+    }
+
+    std::vector<std::pair<double, double>> m_seen; //!< (demand, assigned) at each reassignment
+};
+
 /// The suite.
 class SabtTestSuite : public TestSuite
 {
@@ -288,6 +339,7 @@ class SabtTestSuite : public TestSuite
         AddTestCase(new PadhyeTestCase, Duration::QUICK);
         AddTestCase(new ShrinkGuardTestCase, Duration::QUICK);
         AddTestCase(new SmallFileTestCase, Duration::QUICK);
+        AddTestCase(new SabtDemandTestCase, Duration::QUICK);
     }
 };
 
