@@ -47,6 +47,7 @@ from satsweep.store import (
     write_csv,
     write_parquet,
 )
+from satsweep.workflow import precision
 from satsweep.workflow import run as sweep
 
 #: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).
@@ -352,6 +353,16 @@ def _run(args: argparse.Namespace) -> int:
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
         f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
     )
+    for r, now in report.rounds:
+        console.print(f"round r = {r}: " + "; ".join(_reached(x) for x in now), highlight=False)
+    if report.rounds and report.design.precision is not None:
+        r, now = report.rounds[-1]
+        console.print(
+            f"precision met at r = {r}, {r * report.design.n_configurations} runs"
+            if all(x.met for x in now)
+            else f"precision NOT met: stopped at max = {r} replications",
+            highlight=False,
+        )
     for run, record in state.failed:
         console.print("[red]failed[/red]", end=" ")
         console.print(_failure(run, record), highlight=False, markup=False)
@@ -411,15 +422,39 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reached(x: precision.Reached) -> str:
+    """One target's state: the widest half-width against the one asked."""
+    t = x.target
+    asked = f"{t.halfwidth:g}" if t.halfwidth is not None else f"{t.relative:g} x |mean|"
+    if x.halfwidth is None:
+        return f"{t.response}: no interval yet (asked {asked})"
+    verdict = "met" if x.met else "not met"
+    return f"{t.response}: half-width {x.halfwidth:.4g}, asked {asked}: {verdict}"
+
+
 def _status(args: argparse.Namespace) -> int:
     """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which. Exit
     code 0 when every run is done, 1 when a run failed, 3 when runs are missing or damaged
-    (none failed)."""
+    (none failed). A precision campaign is shown at its last round's r, with its targets."""
     design = _load("status", args)
     if design is None:
         return 2
-    state = Store.of(design, args.results).state(design, deep=args.verify)
+    store = Store.of(design, args.results)
+    if design.precision is not None:
+        last = (store.recorded() or {}).get("design", {}).get("replications", design.replications)
+        design = design.with_replications(max(design.precision.min, last))
+    state = store.state(design, deep=args.verify)
     console = Console()
+    if design.precision is not None:
+        p = design.precision
+        console.print(
+            f"{design.study}: precision over {p.over}, r from {p.min} to {p.max}; this round "
+            f"r = {design.replications}",
+            highlight=False,
+        )
+        if store.runs_table.is_file() and not state.n_missing:
+            for x in precision.reached(str(store.runs_table), design):
+                console.print(f"  {_reached(x)}", highlight=False)
     console.print(
         f"{design.study}: {len(state.done)} done, {len(state.damaged)} damaged, "
         f"{state.n_missing} missing, {len(state.failed)} failed of {state.total} runs "

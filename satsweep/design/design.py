@@ -45,7 +45,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    ValidationError,
+    model_validator,
+)
 
 from satsweep.engine import Description, Program, ProgramError, flags, value_text
 from satsweep.theory import THEORIES
@@ -109,6 +117,48 @@ class TraceSettings(BaseModel):
     replications: Literal["first", "mean"] = "first"
 
 
+class Target(BaseModel):
+    """A precision asked of one response: the largest confidence-interval half-width, absolute
+    (``halfwidth``, in the response's unit) or relative to the mean (``relative``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    response: str
+    halfwidth: float | None = Field(default=None, gt=0)
+    relative: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Target:
+        if (self.halfwidth is None) == (self.relative is None):
+            raise ValueError("give one of halfwidth (absolute) or relative")
+        return self
+
+
+class Precision(BaseModel):
+    """Replications until the confidence intervals are as narrow as asked: at least ``min``, at
+    most ``max`` per configuration; ``until`` the targets, applying to every main effect of the
+    analysis (``over: effects``) or to every configuration's mean (``over: configurations``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    min: int = Field(ge=2, le=MAX_REPLICATIONS)
+    max: int = Field(ge=2, le=MAX_REPLICATIONS)
+    until: list[Target] = Field(min_length=1)
+    over: Literal["effects", "configurations"] = "effects"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_target(cls, data: Any) -> Any:
+        # `until` may be one target or a list of them
+        if isinstance(data, dict) and isinstance(data.get("until"), dict):
+            return {**data, "until": [data["until"]]}
+        return data
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Precision:
+        if self.max < self.min:
+            raise ValueError(f"max {self.max} is below min {self.min}")
+        return self
+
+
 class AnalysisSettings(BaseModel):
     """What the study's analysis and report look at by default (each may be given instead on
     the command line): responses (summary fields), the factors in the order of the report's
@@ -135,6 +185,9 @@ class Design(BaseModel):
     factors: dict[str, list[Level]] = Field(min_length=1)
     fixed: dict[str, Level] = Field(default_factory=dict)
     replications: int = Field(ge=1, le=MAX_REPLICATIONS)
+    # replications: {min, max, until}: rounds until the precision; replications is then the
+    # number of the current round (min at first)
+    precision: Precision | None = None
     base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
     # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
     streams: Literal[1, 2] = 2
@@ -142,6 +195,21 @@ class Design(BaseModel):
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     _executable: Program | None = PrivateAttr(default=None)
     _source: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _precision(cls, data: Any) -> Any:
+        """``replications: {min, max, until}`` asks for precision: it starts at min."""
+        if isinstance(data, dict) and isinstance(data.get("replications"), dict):
+            asked = data["replications"]
+            start = asked.get("min") if isinstance(asked.get("min"), int) else 2
+            return {**data, "replications": start, "precision": asked}
+        return data
+
+    def with_replications(self, replications: int) -> Design:
+        """The same design with ``replications`` per configuration (a round of a precision
+        campaign), its file and program kept."""
+        return self.model_copy(update={"replications": replications})
 
     @property
     def source(self) -> Path:
@@ -357,7 +425,8 @@ _FIELD_HELP = {
     "honouring the engine contract, relative to the sweep file",
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "fixed": "a mapping of parameter -> one value",
-    "replications": f"an integer from 1 to {MAX_REPLICATIONS}",
+    "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "
+    "{response, halfwidth | relative}, over: effects | configurations}} (min >= 2)",
     "base_seed": f"an integer from 1 to {MAX_RNG}",
     "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
     "resources": "a mapping with mem_mb (an integer >= 1)",
@@ -412,6 +481,8 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     while parts and parts[-1] in ("bool", "int", "float", "str"):
         parts.pop()
     loc = [str(part) for part in parts]
+    if parts and parts[0] == "precision":  # the file says replications: {min, max, until}
+        parts[0] = "replications"
     field = _field_name(parts) or "(top level)"
     kind, message = error["type"], error["msg"].removeprefix("Value error, ")
     top = loc[0] if loc else ""
@@ -513,6 +584,15 @@ def _check_analysis(design: Design) -> list[tuple[str, str]]:
         )
     for i, trace in enumerate(settings.traces):
         problems += _check_trace(f"analysis.traces[{i}]", trace, design)
+    for i, target in enumerate(design.precision.until if design.precision else ()):
+        if target.response not in numeric:
+            problems.append(
+                (
+                    f"replications.until[{i}].response",
+                    f"'{target.response}' is not a numeric summary field of {describe.name}; "
+                    f"allowed: {', '.join(numeric) or '(none)'}",
+                )
+            )
     return problems
 
 

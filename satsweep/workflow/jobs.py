@@ -132,6 +132,8 @@ def simulate(sweep: str, config_id: str, manifest: str) -> int:
     """Runs the configuration's missing replications; 1 if any failed (its stderr tail logged)."""
     store = Store(Path(manifest).parents[2])  # <store>/runs/<config_id>/complete-<r>.json
     design = store.bind(load_design(sweep, max_runs=None))
+    if design.precision is not None:  # the round's r is in the manifest's name
+        design = design.with_replications(_manifest_replications(manifest, design.precision.max))
     if Path(manifest).name != store.manifest_file(config_id, design.replications).name:
         print(f"{sweep} now has {design.replications} replications: run the sweep again")
         return 1
@@ -147,6 +149,8 @@ def collect(sweep: str, compaction: str) -> int:
     (``<store>/compaction.json``) is written last."""
     store = Store(Path(compaction).parent)
     design = store.bind(load_design(sweep, max_runs=None))
+    if design.precision is not None:  # the round's r, as `satsweep run` recorded the round
+        design = design.with_replications(store.recorded()["design"]["replications"])
     try:
         n = store.collect(design, warn=_say)
     except OSError as e:  # a full disk: the previous tables stay as they were
@@ -154,6 +158,14 @@ def collect(sweep: str, compaction: str) -> int:
         return 1
     _say(f"{n} of {design.n_runs} runs in {store.runs_table}")
     return 0
+
+
+def _manifest_replications(manifest: str, most: int) -> int:
+    """r of a manifest ``complete-<r>.json``, at most ``most`` (else it is not one of ours)."""
+    r = int(Path(manifest).stem.removeprefix("complete-"))
+    if not 1 <= r <= most:
+        raise ValueError(f"{manifest}: {r} replications, outside 1..{most}")
+    return r
 
 
 def _say(message: str) -> None:

@@ -16,13 +16,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from satsweep import shipped
 from satsweep.design import Design, load_design
 from satsweep.store import State, Store, results_dir
-from satsweep.workflow import schedule
+from satsweep.workflow import precision, schedule
 
 __all__ = [
     "SNAKEFILE",
@@ -52,6 +52,8 @@ class SweepReport:
     state: State
     wall_seconds: float
     log: Path
+    # a precision campaign's rounds: (replications, how near each target was after it)
+    rounds: list[tuple[int, list[precision.Reached]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -119,6 +121,8 @@ def snakemake_command(
         "--directory", str(store_dir),
     ]  # fmt: skip
     settings = [f"sweep={design_path}", f"results={results}"]
+    if design is not None and design.precision is not None:
+        settings.append(f"replications={design.replications}")  # this round's
     if execution.remote:
         slots = execution.jobs or cores
         profile = execution.profile_dir()
@@ -209,47 +213,81 @@ def run(
     """
     if not isinstance(design, Design):
         design = load_design(design)
-    design_path = design.source
     results_path = results_dir(results)
     store = Store.of(design, results_path)
     design = store.bind(design)
     start = time.perf_counter()
     with _lock(store.root):
-        store.record(design)
-        before = store.state(design)
-        store.repair(before, warn)
-        done_before = len(before.done)
-        log = store.logs / "snakemake.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        command = snakemake_command(
-            design_path,
-            results_path,
-            store.root,
-            cores,
-            keep_going,
-            execution,
-            design,
+        if design.precision is None:
+            return _run_once(design, store, results_path, cores, keep_going, on_progress,
+                             poll_seconds, execution, warn, start)  # fmt: skip
+        # rounds: resume from the last round's r (design.json), then until the targets
+        recorded = (store.recorded() or {}).get("design", {})
+        r = max(design.precision.min, min(design.precision.max, recorded.get("replications", 0)))
+        rounds = []
+        while True:
+            report = _run_once(design.with_replications(r), store, results_path, cores,
+                               keep_going, on_progress, poll_seconds, execution, warn, start)  # fmt: skip
+            if not report.ok:
+                return report
+            now = precision.reached(str(store.runs_table), report.design)
+            rounds.append((r, now))
+            following = precision.next_replications(r, now, design.precision.max)
+            if following == r:
+                report.rounds = rounds
+                return report
+            r = following
+
+
+def _run_once(
+    design: Design,
+    store: Store,
+    results_path: Path,
+    cores: int,
+    keep_going: bool,
+    on_progress: Callable[[int, int], None] | None,
+    poll_seconds: float,
+    execution: Execution,
+    warn: Callable[[str], None],
+    start: float,
+) -> SweepReport:
+    """One Snakemake pass over ``design``'s missing runs, the store locked by the caller."""
+    design_path = design.source
+    store.record(design)
+    before = store.state(design)
+    store.repair(before, warn)
+    done_before = len(before.done)
+    log = store.logs / "snakemake.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = snakemake_command(
+        design_path,
+        results_path,
+        store.root,
+        cores,
+        keep_going,
+        execution,
+        design,
+    )
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=snakemake_environment(execution.executor),
+            preexec_fn=_die_with_parent,
         )
-        with open(log, "w") as out:
-            proc = subprocess.Popen(
-                command,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=snakemake_environment(execution.executor),
-                preexec_fn=_die_with_parent,
-            )
-            try:
-                while proc.poll() is None:
-                    if on_progress is not None:
-                        on_progress(store.count_done(design), design.n_runs)
-                    time.sleep(poll_seconds)
-            except BaseException:
-                proc.send_signal(signal.SIGINT)  # Snakemake stops its jobs and cleans up
-                proc.wait()
-                raise
-        final = store.state(design)
-        if on_progress is not None:
-            on_progress(len(final.done), design.n_runs)
+        try:
+            while proc.poll() is None:
+                if on_progress is not None:
+                    on_progress(store.count_done(design), design.n_runs)
+                time.sleep(poll_seconds)
+        except BaseException:
+            proc.send_signal(signal.SIGINT)  # Snakemake stops its jobs and cleans up
+            proc.wait()
+            raise
+    final = store.state(design)
+    if on_progress is not None:
+        on_progress(len(final.done), design.n_runs)
     return SweepReport(
         design=design,
         store=store,
