@@ -96,3 +96,45 @@ def test_the_intervals_of_stopped_campaigns_cover_the_true_effects(tmp_path):
     coverage = covered / total
     print(f"coverage {coverage:.3f} of {total} intervals; r spent {sorted(spent)}")
     assert 0.8 <= coverage <= 0.97
+
+
+def test_a_campaign_resumes_from_its_last_round(tmp_path):
+    """A finished campaign run again starts at its last round's r (design.json), finds the
+    target met and runs nothing; a campaign stopped at max stays there."""
+    design = tmp_path / "normal.yaml"
+    design.write_text(
+        f"study: normal\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  b: [1, 2, 3]\n"
+        "replications: {min: 2, max: 4, until: {response: y, halfwidth: 0.01}}\n"
+    )
+    first = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
+    assert [r for r, _ in first.rounds] == [2, 4]  # far from 0.01: ceil(2 x ratio^2) > max
+    assert not any(x.met for x in first.rounds[-1][1])
+    again = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
+    assert [r for r, _ in again.rounds] == [4] and again.done_now == 0
+
+
+@pytest.mark.parametrize(
+    ("replications", "field", "allowed"),
+    [
+        ("{min: 3, max: 2, until: {response: y, halfwidth: 1}}", "replications",
+         "max 2 is below min 3"),
+        ("{min: 1, max: 9, until: {response: y, halfwidth: 1}}", "replications.min",
+         "1 is not allowed; allowed: an integer from 2 to"),
+        ("{min: 3, max: 9, until: {response: z, halfwidth: 1}}", "replications.until[0].response",
+         "'z' is not a numeric summary field of normal; allowed: y"),
+        ("{min: 3, max: 9, until: {response: y}}", "replications.until[0]",
+         "give one of halfwidth (absolute) or relative"),
+        ("{min: 3, max: 9, until: {response: y, halfwidth: 1}, over: cells}",
+         "replications.over", "allowed:"),
+    ],
+)  # fmt: skip
+def test_a_bad_precision_exits_2_naming_the_field(tmp_path, capsys, replications, field, allowed):
+    from satsweep import cli
+
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        f"study: d\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\nreplications: {replications}\n"
+    )
+    assert cli.main(["plan", str(design)]) == 2
+    err = capsys.readouterr().err
+    assert f"{design}: {field}: " in err and allowed in err, err

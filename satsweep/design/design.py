@@ -23,8 +23,11 @@ The ``analysis`` section may also name the study's theory (``theory: barakat``, 
 :data:`satsweep.theory.THEORIES`, drawn beside the results) and ``traces``, figures of one of the
 program's tables, each ``{table, x, y: [columns], series, title, replications}`` (x and y
 numeric columns of the table, series any column of it: one line per value; replications
-``first`` or ``mean``, and with ``mean`` x may be a factor with numeric levels), e.g.
-``traces: [{table: cwnd, x: time, y: [cwnd, ssthresh], series: transfer}]``.
+``first``, the first run of each configuration, or ``mean``, the mean over its runs with a t
+interval, and with ``mean`` x may be a factor with numeric levels), e.g.
+``traces: [{table: cwnd, x: time, y: [cwnd, ssthresh], series: transfer}]`` or
+``traces: [{table: connections, x: pool, y: [throughput], series: connection, replications:
+mean}]``.
 
 :func:`load_design` validates a file against the schema and the program's ``--describe``
 (errors name the file, the field and what is allowed) and :meth:`Design.runs` expands it into
@@ -103,10 +106,12 @@ class Resources(BaseModel):
 class TraceSettings(BaseModel):
     """A figure of the report drawn from one of the program's tables: its ``y`` columns against
     ``x``, one line per value of ``series`` (e.g. a transfer) if given. With ``replications:
-    first`` one panel per configuration, its first run's rows; with ``mean`` the mean over the
-    configuration's replications at each x with its confidence interval. ``x`` is a numeric
-    column of the table, or (with ``mean``) a factor of the design with numeric levels: then one
-    panel per configuration of the other factors, each run's rows first averaged per series."""
+    first`` (the default) one panel per configuration, its first run's rows; with ``mean`` the
+    mean over the configuration's replications at each x with its t confidence interval (the
+    report's confidence). ``x`` is a numeric column of the table, or (with ``mean``) a factor of
+    the design with numeric levels: then one panel per configuration of the other factors, each
+    run's rows first averaged per series. A column of the table wins over a factor of the same
+    name."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     table: str
@@ -444,7 +449,8 @@ _ANALYSIS_HELP = {
 #: The keys of an entry of ``analysis.traces``, and what each takes.
 _TRACE_HELP = {
     "table": "a table the program declares",
-    "x": "a numeric column of the table",
+    "x": "a numeric column of the table, or with replications: mean a factor with numeric "
+    "levels",
     "y": "a list of one or more numeric columns of the table",
     "series": "a column of the table (one line per value)",
     "title": "text",
@@ -453,8 +459,19 @@ _TRACE_HELP = {
 }
 
 
+#: The keys of ``replications`` when it asks for precision, and what each takes.
+_PRECISION_HELP = {
+    "min": f"an integer from 2 to {MAX_REPLICATIONS} (the first round)",
+    "max": f"an integer from 2 to {MAX_REPLICATIONS}, at least min",
+    "until": "a target {response, halfwidth} or {response, relative}, or a list of them",
+    "over": "effects (every main effect, the default) or configurations (every mean)",
+}
+
+
 def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
     """The help of the mapping that holds the field at ``loc``, and the field's key in it."""
+    if len(loc) >= 2 and loc[0] == "replications":
+        return _PRECISION_HELP, loc[1]
     if len(loc) >= 4 and loc[:2] == ["analysis", "traces"]:
         return _TRACE_HELP, loc[3]
     if len(loc) >= 2 and loc[0] == "analysis":
@@ -467,7 +484,7 @@ def _field_name(loc: list[str | int]) -> str:
     ``analysis`` as :func:`_check_trace` names it, ``analysis.traces[0].y``."""
     name = ""
     for part in loc:
-        if isinstance(part, int) and loc[0] == "analysis":
+        if isinstance(part, int) and loc[0] in ("analysis", "replications"):
             name += f"[{part}]"
         else:
             name += f".{part}" if name else str(part)
@@ -480,9 +497,9 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     # a Level union reports one error per member type: keep the field, drop the type name
     while parts and parts[-1] in ("bool", "int", "float", "str"):
         parts.pop()
-    loc = [str(part) for part in parts]
     if parts and parts[0] == "precision":  # the file says replications: {min, max, until}
         parts[0] = "replications"
+    loc = [str(part) for part in parts]
     field = _field_name(parts) or "(top level)"
     kind, message = error["type"], error["msg"].removeprefix("Value error, ")
     top = loc[0] if loc else ""
@@ -616,16 +633,18 @@ def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple
     columns = {c.name: c.type for c in describe.tables[trace.table]}
     numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
     problems = []
-    if trace.x in design.factors:
+    # a column of the table wins over a factor of the same name (the report draws it so)
+    if trace.x in design.factors and trace.x not in columns:
         if trace.replications != "mean":
             problems.append((f"{where}.replications", f"'{trace.replications}' with x a factor "
-                             f"({trace.x}); allowed: mean"))  # fmt: skip
+                             f"({trace.x}); allowed: mean, or x a numeric column of table "
+                             f"{trace.table} ({', '.join(numeric)})"))  # fmt: skip
         elif trace.x not in _numeric_factors(design):
             problems.append((f"{where}.x", f"factor {trace.x} has levels that are not numbers; "
                              f"allowed: a numeric column of table {trace.table} "
                              f"({', '.join(numeric)}) or a factor with numeric levels "
                              f"({', '.join(_numeric_factors(design)) or 'none'})"))  # fmt: skip
-    if trace.x not in design.factors and trace.x not in numeric:
+    elif trace.x not in numeric:
         factors = _numeric_factors(design) if trace.replications == "mean" else []
         problems.append((f"{where}.x", f"'{trace.x}' is not a numeric column of table "
                          f"{trace.table}" + (" nor a factor" if factors else "") + "; allowed: "

@@ -179,8 +179,7 @@ def curves_figure(
                     xs, ys, linestyle=style, color=color, alpha=0.7, label=f"{curve.label}: {name}"
                 )
     _reference_lines(ax, references)
-    positive = [x for c in curves for x in c.x]
-    if positive and min(positive) > 0 and max(positive) / min(positive) >= 20:
+    if _log_x([x for c in curves for x in c.x]):
         ax.set_xscale("log")
     ax.set_xlabel(study.label(x_factor))
     ax.set_ylabel(f"mean {study.label(result.response)}")
@@ -198,29 +197,33 @@ def curves_figure(
 
 
 def _log_x(xs: Sequence[float]) -> bool:
-    """Log x when every x is > 0 and they span 20x or more (as the curves)."""
+    """Log x when every x is > 0 and they span 20x or more (the curves, a trace over a
+    factor)."""
     return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 20
 
 
 def _mean_line(
     ax: Any,
     xs: Sequence[float],
-    means: Sequence[float],
+    means: Sequence[float | None],
     halves: Sequence[float | None],
     factor_x: bool,
     label: str,
     style: dict[str, Any],
 ) -> None:
     """Means over replications: over a factor, a line through the levels with error bars;
-    over a column (e.g. time), a line with its interval as a shaded band."""
+    over a column (e.g. time), a line with its interval as a shaded band. A point without a
+    mean (no run has a value there) leaves a gap, one without an interval (one run) no band or
+    bar."""
+    ys = [m if m is not None else math.nan for m in means]
     spread = [h if h is not None else math.nan for h in halves]
     if factor_x:
-        ax.errorbar(xs, means, yerr=spread, capsize=3, marker="o", markersize=3, label=label,
+        ax.errorbar(xs, ys, yerr=spread, capsize=3, marker="o", markersize=3, label=label,
                     **style)  # fmt: skip
         return
-    ax.plot(xs, means, label=label, linewidth=0.9, **style)
-    low = [m - h for m, h in zip(means, spread, strict=True)]
-    high = [m + h for m, h in zip(means, spread, strict=True)]
+    ax.plot(xs, ys, label=label, linewidth=0.9, **style)
+    low = [m - h for m, h in zip(ys, spread, strict=True)]
+    high = [m + h for m, h in zip(ys, spread, strict=True)]
     ax.fill_between(xs, low, high, color=style["color"], alpha=0.2, linewidth=0)
 
 

@@ -4,6 +4,7 @@ study's provenance (``analysis/50-provenance.sql``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow.parquet as pq
 
 from satsweep.analysis import Analysis, Dataset, sql
 from satsweep.analysis.dataset import t_quantile
@@ -28,6 +30,7 @@ __all__ = [
     "provenance",
     "results_table",
     "trace_mean_panels",
+    "trace_over_factor",
     "trace_panels",
 ]
 
@@ -158,12 +161,14 @@ def curves(
 class TracePanel:
     """One panel of a trace: a configuration's rows (per series value: column -> values), the
     theory's references for it, and with ``replications: mean`` the half-width of each y's
-    interval (per series value: y column -> half-widths, None where a point has one run)."""
+    interval (per series value: y column -> half-widths, None where a point has one run) and the
+    most runs behind one of its points (the configuration's replications that have rows)."""
 
     title: str
     series: dict[str, dict[str, list[Any]]]
     references: list[Reference]
     halves: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
+    replications: int = 1
 
 
 def trace_panels(
@@ -203,6 +208,12 @@ def trace_panels(
         con.close()
 
 
+def trace_over_factor(trace: TraceSettings, factors: Sequence[str], table: Path) -> bool:
+    """Whether the trace's x is a factor of the design rather than a column of ``table`` (a
+    column of that name wins, as the design's check has it)."""
+    return trace.x in factors and trace.x not in pq.read_schema(table).names
+
+
 def trace_mean_panels(
     runs_table: Path,
     table: Path,
@@ -211,28 +222,33 @@ def trace_mean_panels(
     confidence: float,
 ) -> list[TracePanel]:
     """The panels of a trace with ``replications: mean`` (``57-trace_means.sql``): a panel per
-    combination of levels of ``factors`` but ``trace.x``, per series value the mean of each y at
-    each x over the replications, with the half-width t sd / sqrt(n) of its ``confidence``
-    interval (None where n < 2)."""
-    panel_factors = [f for f in factors if f != trace.x]
+    combination of levels of ``factors`` (but ``trace.x`` when it is a factor; each run's rows
+    are then averaged per series first), per series value the mean of each y at each x over the
+    replications, with the half-width t sd / sqrt(n) of its ``confidence`` interval (None where
+    n < 2; the mean is None where no run has a value)."""
+    over_factor = trace_over_factor(trace, factors, table)
+    panel_factors = [f for f in factors if not (over_factor and f == trace.x)]
     con = sql.connect()
     try:
         panels: dict[int, TracePanel] = {}
+        most: dict[int, int] = {}  # panel -> the most runs behind one of its points
         for y in trace.y:
             sql.set_variables(
                 con,
                 runs_table=str(runs_table),
                 trace_table=str(table),
                 trace_x=trace.x,
-                trace_x_is_factor=trace.x in factors,
+                trace_x_is_factor=over_factor,
                 trace_y=y,
                 trace_series=trace.series,
                 trace_panels=panel_factors,
             )
             sql.run(con, sql.TRACE_MEANS)
+            # every y gives the same rows in the same order (57-trace_means.sql): x once
             for row in sql.rows(con, sql.created_table(sql.TRACE_MEANS)):
                 title = ", ".join(f"{f}={row[f]}" for f in panel_factors)
                 panel = panels.setdefault(row["panel_order"], TracePanel(title, {}, []))
+                most[row["panel_order"]] = max(most.get(row["panel_order"], 0), row["n"])
                 points = panel.series.setdefault(row["series"], {trace.x: []})
                 halves = panel.halves.setdefault(row["series"], {})
                 if y == trace.y[0]:
@@ -241,6 +257,6 @@ def trace_mean_panels(
                 n, sd = row["n"], row["sd"]
                 half = t_quantile(confidence, n - 1) * sd / math.sqrt(n) if n > 1 else None
                 halves.setdefault(y, []).append(half)
-        return [panels[key] for key in sorted(panels)]
+        return [dataclasses.replace(panels[k], replications=most[k]) for k in sorted(panels)]
     finally:
         con.close()

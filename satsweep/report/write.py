@@ -40,6 +40,7 @@ from satsweep.report.tables import (
     provenance,
     results_table,
     trace_mean_panels,
+    trace_over_factor,
     trace_panels,
 )
 from satsweep.theory import Theory, theory
@@ -265,37 +266,40 @@ def _traces(
     blocks = [Block("h2", "Traces")]
     for i, trace in enumerate(design.traces):
         title = trace.title or f"{', '.join(trace.y)} against {trace.x} ({trace.table})"
-        if not store.table(trace.table).is_file():
+        table = store.table(trace.table)
+        if not table.is_file():
             blocks.append(Block("p", f"{title}: the store has no {trace.table}.parquet."))
             continue
         factors = list(design.factors)
-        factor_x = trace.x in factors
+        factor_x = False
         if trace.replications == "first":
-            panels = trace_panels(
-                store.runs_table, store.table(trace.table), trace, factors, study_theory
-            )
+            panels = trace_panels(store.runs_table, table, trace, factors, study_theory)
             theory_lines = f", the lines of theory {design.theory} dotted" if study_theory else ""
             caption = (
                 f"{title}: a panel per configuration, the rows of {trace.table} of its first "
                 f"replication{theory_lines}."
             )
         else:
-            panels = trace_mean_panels(
-                store.runs_table, store.table(trace.table), trace, factors, confidence
-            )
-            over = (
-                f"each run's rows of {trace.table} averaged per {trace.series or 'run'}, then "
-                f"the mean over the replications at each level of "
-                f"{trace.x}, its bar"
-                if factor_x
-                else f"the mean over the replications of each "
-                f"configuration of {trace.table}'s rows at each {trace.x}, the band"
+            factor_x = trace_over_factor(trace, factors, table)
+            panels = trace_mean_panels(store.runs_table, table, trace, factors, confidence)
+            if not panels:  # the panels come from the rows: none without any
+                blocks.append(Block("p", f"{title}: {trace.table}.parquet has no rows."))
+                continue
+            counts = sorted({p.replications for p in panels})
+            runs = f"{counts[0]}" + (f" to {counts[-1]}" if len(counts) > 1 else "")
+            interval = (
+                f"{confidence_label(confidence)} t confidence interval (none where a point has "
+                "one run)"
             )
             caption = (
-                f"{title}: a panel per configuration"
-                + (f" of the factors but {trace.x}" if factor_x else "")
-                + f"; {over} its {confidence_label(confidence)} t confidence interval (none "
-                "with one run)."
+                f"{title}: a panel per configuration of the factors but {trace.x}; each run's "
+                f"rows of {trace.table} averaged per {trace.series or 'run'}, then at each level "
+                f"of {trace.x} the mean over the {runs} replications of each configuration, the "
+                f"bar its {interval}."
+                if factor_x
+                else f"{title}: a panel per configuration; at each {trace.x}, the mean of its "
+                f"rows of {trace.table} over the {runs} replications of each configuration, the "
+                f"band its {interval}."
             )
         name = f"trace-{i + 1}-{_slug(trace.table)}.png"
         traces_figure(f"{store.study} · {title}", trace, panels, directory / name, factor_x)

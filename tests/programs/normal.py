@@ -35,7 +35,11 @@ def main(argv: list[str]) -> int:
         print(json.dumps(DESCRIPTION))
         return 0
     given = dict(arg.removeprefix("--").split("=", 1) for arg in argv)
-    params = {"a": given.get("a", "lo"), "b": int(given.get("b", 1)), "sd": float(given.get("sd", 1))}
+    params = {
+        "a": given.get("a", "lo"),
+        "b": int(given.get("b", 1)),
+        "sd": float(given.get("sd", 1)),
+    }
     rng = random.Random(int(given.get("run", 1)))
     mean = BASE + SHIFT_A[params["a"]] + SHIFT_B[params["b"]]
     result = {"params": params, "summary": {"y": rng.gauss(mean, params["sd"])}}
