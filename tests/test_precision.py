@@ -1,4 +1,4 @@
-"""Precision-driven campaigns (satsweep.workflow.precision): the next round's replications, and a
+"""Precision-driven campaigns (satsweep.analysis.precision): the next round's replications, and a
 campaign of a synthetic program of known means (tests/programs/normal.py) that stops at the
 half-width asked."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from satsweep.design import Target, load_design
 from satsweep.workflow import run as sweep
-from satsweep.workflow.precision import Reached, next_replications, reached
+from satsweep.analysis.precision import Reached, next_replications, reached
 
 NORMAL = Path(__file__).parent / "programs" / "normal.py"
 
@@ -138,3 +138,19 @@ def test_a_bad_precision_exits_2_naming_the_field(tmp_path, capsys, replications
     assert cli.main(["plan", str(design)]) == 2
     err = capsys.readouterr().err
     assert f"{design}: {field}: " in err and allowed in err, err
+
+
+def test_the_report_shows_the_targets(tmp_path):
+    design = tmp_path / "normal.yaml"
+    design.write_text(
+        f"study: normal\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  b: [1, 2, 3]\n"
+        "replications: {min: 3, max: 40, until: {response: y, halfwidth: 0.3}}\n"
+    )
+    report = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
+    from satsweep import cli
+
+    assert cli.main(["report", "normal", "--results", str(tmp_path / "results")]) == 0
+    markdown = (tmp_path / "results" / "normal" / "report" / "report.md").read_text()
+    r, now = report.rounds[-1]
+    assert f"from 3 to 40 per configuration (docs/precision.md): r = {r}, {6 * r} runs" in markdown
+    assert f"| y | 0.3000 | {now[0].halfwidth:.4f} | met |" in markdown

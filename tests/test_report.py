@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -25,7 +26,7 @@ import yaml
 
 from satsweep import analysis, cli, report
 from satsweep.design import TraceSettings, load_design
-from satsweep.report.tables import trace_panels
+from satsweep.report.tables import trace_mean_panels, trace_over_factor, trace_panels
 from satsweep.store import Store
 from satsweep.theory import THEORIES, Reference, Theory
 from tests.conftest import REPO
@@ -675,3 +676,193 @@ def test_bad_theory_or_traces_exit_2_naming_the_field(
     err = capsys.readouterr().err
     assert f"{design}: {field}: {allowed}" in err, err
     assert not results.exists()
+
+
+# -- traces averaged over the replications: a synthetic store with known rows ---------------
+
+MEAN_POOLS = (100, 200, 4000)
+
+
+def mean_store(results: Path, lonely: bool = True) -> Path:
+    """Study "means": algorithm (eq, sabt) x pool (100, 200, 4000), r = 3 (with ``lonely``, eq at
+    pool 4000 has one run only): runs.parquet, timeline.parquet (time 0, 1, 2 x connection 1, 2
+    per run; no throughput at time 0, as a first bin) and connections.parquet (run k has k rows
+    per connection, so a run's mean is not the mean of the pooled rows), seeded random numbers,
+    and the design recorded with three traces."""
+    rng = np.random.default_rng(7)
+    runs, timeline, connections = [], [], []
+    for i, (algorithm, pool) in enumerate(itertools.product(("eq", "sabt"), MEAN_POOLS)):
+        replications = 1 if lonely and (algorithm, pool) == ("eq", 4000) else 3
+        for k in range(1, replications + 1):
+            run = {"config_id": f"c{i}", "replication": k}
+            runs.append({"study": "means", **run, "algorithm": algorithm, "pool": pool,
+                         "throughput1": float(rng.normal(10, 1))})  # fmt: skip
+            for time, connection in itertools.product((0.0, 1.0, 2.0), (1, 2)):
+                throughput = None if time == 0 else float(rng.normal(1, 0.3))
+                timeline.append({**run, "time": time, "connection": connection,
+                                 "buffer": float(rng.uniform(0, pool)),
+                                 "throughput": throughput})  # fmt: skip
+            for connection in (1, 2) * k:
+                connections.append({**run, "connection": connection,
+                                    "throughput": float(rng.normal(pool / 100, 1))})  # fmt: skip
+    store = write_store(results, pa.Table.from_pylist(runs), "means", MEANS_RECORDED)
+    pq.write_table(pa.Table.from_pylist(timeline), store / "timeline.parquet")
+    pq.write_table(pa.Table.from_pylist(connections), store / "connections.parquet")
+    return store
+
+
+MEANS_RECORDED = {
+    "study": "means",
+    "design": {
+        "study": "means", "program": "/nowhere/means-sim",
+        "factors": {"algorithm": ["eq", "sabt"], "pool": list(MEAN_POOLS)},
+        "replications": 3,
+        "analysis": {"responses": ["throughput1"], "traces": [
+            {"table": "timeline", "x": "time", "y": ["buffer", "throughput"],
+             "series": "connection", "replications": "mean"},
+            {"table": "connections", "x": "pool", "y": ["throughput"], "series": "connection",
+             "replications": "mean"},
+            {"table": "timeline", "x": "time", "y": ["buffer"], "series": "connection"},
+        ]},
+    },
+    "program": {"path": "/nowhere/means-sim", "sha256": SHA},
+    "describe": {
+        "name": "means-sim", "version": "1",
+        "parameters": [{"name": "algorithm", "type": "string"}, {"name": "pool", "type": "int"}],
+        "summary": [{"name": "throughput1", "type": "float"}],
+        "tables": {
+            "timeline": [{"name": "time", "type": "float"}, {"name": "connection", "type": "int"},
+                         {"name": "buffer", "type": "float"},
+                         {"name": "throughput", "type": "float"}],
+            "connections": [{"name": "connection", "type": "int"},
+                            {"name": "throughput", "type": "float"}],
+        },
+    },
+}  # fmt: skip
+TIMELINE_MEAN, CONNECTIONS_MEAN, TIMELINE_FIRST = (
+    TraceSettings.model_validate(t) for t in MEANS_RECORDED["design"]["analysis"]["traces"]
+)
+
+
+def mean_and_half(values: list[float]) -> tuple[float, float | None]:
+    """By hand: the mean and the half-width of its 95% t interval, t(0.975; n - 1) s / sqrt(n)."""
+    n = len(values)
+    if n < 2:
+        return float(np.mean(values)), None
+    return float(np.mean(values)), scipy.stats.t.ppf(0.975, n - 1) * np.std(values, ddof=1) / (
+        math.sqrt(n)
+    )
+
+
+def test_trace_means_over_a_column_are_the_runs_mean_and_t_interval(tmp_path: Path) -> None:
+    store = mean_store(tmp_path)
+    panels = trace_mean_panels(store / "runs.parquet", store / "timeline.parquet",
+                               TIMELINE_MEAN, ["algorithm", "pool"], 0.95)  # fmt: skip
+    assert [p.title for p in panels] == [
+        f"algorithm={a}, pool={p}" for a in ("eq", "sabt") for p in MEAN_POOLS
+    ]
+    runs = pq.read_table(store / "runs.parquet").to_pylist()
+    rows = pq.read_table(store / "timeline.parquet").to_pylist()
+    mine = {(r["config_id"], r["replication"]) for r in runs
+            if r["algorithm"] == "sabt" and r["pool"] == 200}  # fmt: skip
+    panel = panels[4]
+    assert panel.title == "algorithm=sabt, pool=200" and panel.replications == 3
+    points, halves = panel.series["2"], panel.halves["2"]
+    assert points["time"] == [0.0, 1.0, 2.0]
+    for y in ("buffer", "throughput"):
+        values = [r[y] for r in rows if (r["config_id"], r["replication"]) in mine
+                  and r["connection"] == 2 and r["time"] == 1.0]  # fmt: skip
+        assert len(values) == 3
+        mean, half = mean_and_half(values)
+        assert points[y][1] == pytest.approx(mean)
+        assert halves[y][1] == pytest.approx(half) and half > 0
+    # no run has a throughput at time 0: no mean there, and the columns stay in line
+    assert points["throughput"][0] is None and halves["throughput"][0] is None
+    assert points["buffer"][0] is not None and halves["buffer"][0] is not None
+    lonely = panels[2]
+    assert lonely.title == "algorithm=eq, pool=4000" and lonely.replications == 1
+    assert [h for series in lonely.halves.values() for y in series.values() for h in y] == [
+        None
+    ] * 12  # 2 connections x 3 times x 2 columns, one run each: no interval
+
+
+def test_trace_means_over_a_factor_average_each_run_first(tmp_path: Path) -> None:
+    store = mean_store(tmp_path)
+    panels = trace_mean_panels(store / "runs.parquet", store / "connections.parquet",
+                               CONNECTIONS_MEAN, ["algorithm", "pool"], 0.95)  # fmt: skip
+    assert [p.title for p in panels] == ["algorithm=eq", "algorithm=sabt"]
+    runs = {(r["config_id"], r["replication"]): r
+            for r in pq.read_table(store / "runs.parquet").to_pylist()}  # fmt: skip
+    per_run: dict[int, list[float]] = {}
+    for row in pq.read_table(store / "connections.parquet").to_pylist():
+        run = runs[(row["config_id"], row["replication"])]
+        if run["algorithm"] == "sabt" and run["pool"] == 200 and row["connection"] == 1:
+            per_run.setdefault(run["replication"], []).append(row["throughput"])
+    assert sorted(len(v) for v in per_run.values()) == [1, 2, 3]
+    mean, half = mean_and_half([float(np.mean(v)) for v in per_run.values()])
+    sabt = panels[1]
+    assert sabt.series["1"]["pool"] == [100.0, 200.0, 4000.0]
+    assert sabt.series["1"]["throughput"][1] == pytest.approx(mean)
+    assert sabt.halves["1"]["throughput"][1] == pytest.approx(half)
+    pooled = float(np.mean([t for v in per_run.values() for t in v]))
+    assert pooled != pytest.approx(mean, rel=1e-3)  # the order of averaging shows
+    eq = panels[0].halves["1"]["throughput"]
+    assert eq[1] is not None and eq[2] is None  # pool 4000 has one run
+
+
+def test_a_column_of_the_table_wins_over_a_factor_of_that_name(tmp_path: Path) -> None:
+    store = mean_store(tmp_path)
+    timeline = pq.read_table(store / "timeline.parquet")
+    pq.write_table(timeline.append_column("pool", pc.multiply(timeline["time"], 10.0)),
+                   store / "timeline.parquet")  # fmt: skip
+    trace = TIMELINE_MEAN.model_copy(update={"x": "pool", "y": ["buffer"]})
+    assert not trace_over_factor(trace, ["algorithm", "pool"], store / "timeline.parquet")
+    assert trace_over_factor(CONNECTIONS_MEAN, ["algorithm", "pool"],
+                             store / "connections.parquet")  # fmt: skip
+    panels = trace_mean_panels(store / "runs.parquet", store / "timeline.parquet", trace,
+                               ["algorithm", "pool"], 0.95)  # fmt: skip
+    assert len(panels) == 6 and panels[0].series["1"]["pool"] == [0.0, 10.0, 20.0]
+
+
+def test_the_report_draws_means_with_bands_and_bars_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per trace: steps for the first replication, a line and a band over a column, error bars
+    over a factor; the captions name the replications and the confidence."""
+    from matplotlib.axes import Axes
+
+    calls: list[str] = []
+    for method in ("step", "plot", "fill_between", "errorbar"):
+        original = getattr(Axes, method)
+
+        def spy(self: Axes, *args: Any, _name: str = method, _original: Any = original,
+                **kwargs: Any) -> Any:  # fmt: skip
+            calls.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Axes, method, spy)
+    store = mean_store(tmp_path, lonely=False)
+    assert cli.main(["report", "means", "--results", str(tmp_path), "--confidence", "0.95"]) == 0
+    markdown = (store / "report" / "report.md").read_text()
+    assert (
+        "buffer, throughput against time (timeline): a panel per configuration; at each time, "
+        "the mean of its rows of timeline over the 3 replications of each configuration, the "
+        "band its 95% t confidence interval (none where a point has one run)."
+    ) in markdown
+    assert (
+        "throughput against pool (connections): a panel per configuration of the factors but "
+        "pool; each run's rows of connections averaged per connection, then at each level of "
+        "pool the mean over the 3 replications of each configuration, the bar its 95% t "
+        "confidence interval (none where a point has one run)."
+    ) in markdown
+    assert (
+        "buffer against time (timeline): a panel per configuration, the rows of timeline of its "
+        "first replication."
+    ) in markdown
+    for i, table in enumerate(("timeline", "connections", "timeline")):
+        png_size(store / "report" / f"trace-{i + 1}-{table}.png")
+    # the traces come first (the curves and effects draw error bars after them): 6 panels x 2
+    # connections x 2 columns; 2 panels x 2 connections; 6 x 2 x 1
+    traced = [c for c in calls if c in ("step", "fill_between", "errorbar")]
+    assert traced[:40] == ["fill_between"] * 24 + ["errorbar"] * 4 + ["step"] * 12
+    assert "step" not in traced[40:] and "fill_between" not in traced[40:]

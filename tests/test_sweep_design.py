@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -381,9 +382,14 @@ def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
         ("traces: [{table: cwnd, x: time, y: [cwnd, speed]}]", "analysis.traces[0].y",
          "allowed: source, transfer, time, cwnd, ssthresh"),
         ("traces: [{table: cwnd, x: time, y: [cwnd], replications: all}]",
-         "analysis.traces[0].replications", "allowed: first (the first run of each "),
+         "analysis.traces[0].replications", "allowed: first (the first run of each "
+         "configuration) or mean (the mean over the replications, with its confidence "
+         "interval)"),
         ("traces: [{table: cwnd, x: buffer, y: [cwnd]}]", "analysis.traces[0].replications",
-         "'first' with x a factor (buffer); allowed: mean"),
+         "'first' with x a factor (buffer); allowed: mean, or x a numeric column of table cwnd "
+         "(source, transfer, time, cwnd, ssthresh)"),
+        ("traces: [{table: cwnd, x: buffer, y: [cwnd], replications: first}]",
+         "analysis.traces[0].replications", "'first' with x a factor (buffer); allowed: mean"),
         ("traces: [{table: cwnd, x: delayedAck, y: [cwnd], replications: mean}]",
          "analysis.traces[0].x", "factor delayedAck has levels that are not numbers; allowed: a "
          "numeric column of table cwnd (source, transfer, time, cwnd, ssthresh) or a factor "
@@ -402,3 +408,22 @@ def test_analysis_theory_and_traces_are_checked(tmp_path, capsys, analysis, fiel
     assert cli.main(["plan", str(design)]) == 2
     err = capsys.readouterr().err
     assert f"{design}: {field}: " in err and allowed in err, err
+    with pytest.raises(DesignError, match=re.escape(f"{field}: ")):
+        load_design(design)
+
+
+def test_trace_x_a_factor_with_mean_or_a_column_of_a_factor_s_name(tmp_path):
+    """x a factor with numeric levels takes replications: mean; a column of the table named
+    like a factor (barakat's ssthresh) is the column, with either."""
+    design = tmp_path / "d.yaml"
+    for trace in (
+        "{table: cwnd, x: buffer, y: [cwnd], series: transfer, replications: mean}",
+        "{table: cwnd, x: ssthresh, y: [cwnd]}",
+        "{table: cwnd, x: ssthresh, y: [cwnd], replications: mean}",
+    ):
+        design.write_text(
+            "study: d\nprogram: barakat\nfactors:\n  buffer: [10, 20]\n  ssthresh: [20, 50]\n"
+            f"replications: 2\nanalysis:\n  traces: [{trace}]\n"
+        )
+        loaded = load_design(design).analysis.traces[0]
+        assert loaded.replications == ("mean" if "mean" in trace else "first")

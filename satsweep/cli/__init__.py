@@ -47,7 +47,7 @@ from satsweep.store import (
     write_csv,
     write_parquet,
 )
-from satsweep.workflow import precision
+from satsweep.analysis import precision
 from satsweep.workflow import run as sweep
 
 #: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).

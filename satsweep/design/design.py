@@ -449,8 +449,7 @@ _ANALYSIS_HELP = {
 #: The keys of an entry of ``analysis.traces``, and what each takes.
 _TRACE_HELP = {
     "table": "a table the program declares",
-    "x": "a numeric column of the table, or with replications: mean a factor with numeric "
-    "levels",
+    "x": "a numeric column of the table, or with replications: mean a factor with numeric levels",
     "y": "a list of one or more numeric columns of the table",
     "series": "a column of the table (one line per value)",
     "title": "text",

@@ -22,9 +22,11 @@ Traces (``analysis.traces``): a section "Traces", after the provenance and the a
 and before the per-group sections, with one figure per entry: a panel per configuration (its
 first replication's rows of the program's table, at most 4 panels a row), the ``y`` columns
 against ``x``, a line per value of ``series``, the theory's references of that configuration.
-With ``replications: mean``, the mean over the configuration's replications at each x with its
-t interval as a band; with x a factor, a panel per configuration of the other factors and each
-run's rows averaged per series first, error bars at each level.
+With ``replications: mean`` (``57-trace_means.sql``), a line through the mean over the
+configuration's replications at each x with its t interval at the report's confidence as a band;
+with x a factor, a panel per configuration of the other factors and each run's rows averaged per
+series first, error bars at each level (log x as the curves). The caption names the number of
+replications and the confidence.
 
 The directory is built next to the target and then swapped in, so a failed report leaves the
 previous one (or none) untouched.

@@ -34,6 +34,7 @@ from satsweep.report.figures import (
     numeric_levels,
     traces_figure,
 )
+from satsweep.analysis import precision
 from satsweep.report.tables import (
     ResultsTable,
     curves,
@@ -309,6 +310,32 @@ def _traces(
     return blocks
 
 
+def _precision(store: Store, confidence: float) -> list[Block]:
+    """A precision campaign's targets against the store: the half-width asked, the widest
+    reached, the replications and runs spent (docs/precision.md); nothing for a fixed r."""
+    design = store.design()
+    if design is None or design.precision is None:
+        return []
+    p = design.precision
+    rows = []
+    for x in precision.reached(str(store.runs_table), design, confidence):
+        t = x.target
+        asked = number(t.halfwidth) if t.halfwidth is not None else f"{t.relative:g} x |mean|"
+        verdict = "—" if x.halfwidth is None else ("met" if x.met else "not met")
+        rows.append([t.response, asked, number(x.halfwidth), verdict])
+    return [
+        Block("h2", "Precision"),
+        Block(
+            "p",
+            f"Replications until every {'main effect' if p.over == 'effects' else 'configuration mean'}"
+            f"'s {confidence_label(confidence)} half-width is at most the one asked, from "
+            f"{p.min} to {p.max} per configuration (docs/precision.md): r = "
+            f"{design.replications}, {design.n_runs} runs.",
+        ),
+        table(["response", "half-width asked", "widest reached", "target"], rows, "llrl"),
+    ]
+
+
 def _command(
     study: str,
     responses: Sequence[str],
@@ -426,6 +453,7 @@ def write_report(
                 blocks = _front_matter(
                     study, facts, design, responses, factors, by, model, confidence, analyses
                 )
+                blocks += _precision(store, confidence)
                 blocks += _traces(store, design, study_theory, confidence, built, log)
                 for group, results_ in analyses.items():
                     where = f"{by} = {group}" if by is not None else ""

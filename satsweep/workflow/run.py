@@ -22,7 +22,8 @@ from pathlib import Path
 from satsweep import shipped
 from satsweep.design import Design, load_design
 from satsweep.store import State, Store, results_dir
-from satsweep.workflow import precision, schedule
+from satsweep.analysis import precision
+from satsweep.workflow import schedule
 
 __all__ = [
     "SNAKEFILE",

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from satsweep.analysis import DEFAULT_CONFIDENCE, Dataset
-from satsweep.analysis.dataset import t_quantile
+from satsweep.analysis.dataset import Dataset, t_quantile
+from satsweep.analysis.results import DEFAULT_CONFIDENCE
 from satsweep.design import Design, Target
 
 __all__ = ["Reached", "next_replications", "reached"]
@@ -56,29 +56,35 @@ def reached(
     runs_table: str, design: Design, confidence: float = DEFAULT_CONFIDENCE
 ) -> list[Reached]:
     """Each target of ``design.precision`` against the runs in ``runs_table`` (a study's
-    runs.parquet), over the analysis's factors (``analysis.factors``, else the design's)."""
+    runs.parquet), over the analysis's factors (``analysis.factors``, else the design's), per
+    group of ``analysis.by`` when it names one (the widest over the groups decides)."""
     precision = design.precision
     if precision is None:
         raise ValueError(f"study {design.study} asks for no precision")
-    factors = list(design.analysis.factors or design.factors)
+    by = design.analysis.by
+    factors = [f for f in design.analysis.factors or design.factors if f != by]
     result = []
     with Dataset.open(runs_table) as data:
+        groups = data.groups(by) if by else [None]
         for target in precision.until:
             items: list[tuple[float, float]] = []
-            if precision.over == "effects":
-                analysis = data.analyze(target.response, factors, confidence=confidence)
-                for levels in analysis.effects.values():
-                    for effect in levels.values():
-                        half = effect.ci[1] - effect.effect if effect.ci else math.inf
-                        items.append((half, _asked(target, analysis.mean)))
-            else:
-                for cell in data.cells(target.response, factors):
-                    half = (
-                        t_quantile(confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
-                        if cell.n > 1 and cell.stddev is not None
-                        else math.inf
-                    )
-                    items.append((half, _asked(target, cell.mean)))
+            for group in groups:  # with analysis.by, every group's analysis
+                where = {"by": by, "group": group} if by else {}
+                if precision.over == "effects":
+                    analysis = data.analyze(target.response, factors, confidence=confidence,
+                                            **where)  # fmt: skip
+                    for levels in analysis.effects.values():
+                        for effect in levels.values():
+                            half = effect.ci[1] - effect.effect if effect.ci else math.inf
+                            items.append((half, _asked(target, analysis.mean)))
+                else:
+                    for cell in data.cells(target.response, factors, **where):
+                        half = (
+                            t_quantile(confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
+                            if cell.n > 1 and cell.stddev is not None
+                            else math.inf
+                        )
+                        items.append((half, _asked(target, cell.mean)))
             ratio, half = _widest(items)
             result.append(Reached(target, ratio, half))
     return result
