@@ -1,9 +1,14 @@
 -- trace_means: one of the program's tables averaged over the replications of each
 -- configuration: per panel (a combination of levels of trace_panels, the design's factors but
--- x when x is a factor), series value and x value, the number of runs n, the mean of y over
--- them and its sample standard deviation (NULL with one run). Each run's rows are first averaged
--- per (x, series): a per-connection table with x a factor gives one value per run and series.
--- What the report's traces draw with `replications: mean` (the interval is mean +- t sd/sqrt(n)).
+-- x when x is a factor), series value and x value, the number of runs n with a value of y there,
+-- the mean of y over them and its sample standard deviation (NULL with one run; n = 0 and a NULL
+-- mean where no run has one). Each run's rows are first averaged per (x, series): a
+-- per-connection table with x a factor gives one value per run and series. x values are grouped
+-- exactly (runs are expected to share a grid, e.g. 1 s steps). Every trace_y gives the same rows
+-- in the same order, so the report runs it once per y column and lines them up.
+-- What the report's traces draw with `replications: mean`: the interval is mean +- t sd/sqrt(n),
+-- t = scipy.stats.t.ppf(1 - (1 - confidence) / 2, n - 1), computed by the caller per row as n
+-- varies (40-confidence_intervals.sql takes one t as a variable instead).
 -- Expects: macros (00-macros.sql) and the variables
 --   SET VARIABLE runs_table = 'results/sabt-fig2-3/runs.parquet';
 --   SET VARIABLE trace_table = 'results/sabt-fig2-3/timeline.parquet';
@@ -39,6 +44,6 @@ FROM query(
     || ') AS panel_order, * EXCLUDE (first_position) FROM (SELECT min(position) AS first_position'
     || array_to_string([', ' || quoted(f) for f IN getvariable('trace_panels')], '')
     || ', x, series, count(y) AS n, avg(y) AS mean, stddev_samp(y) AS sd '
-    || 'FROM per_run WHERE y IS NOT NULL GROUP BY ALL) '
+    || 'FROM per_run GROUP BY ALL) '
     || 'ORDER BY panel_order, try_cast(series AS DOUBLE) NULLS LAST, series, x'
 );
