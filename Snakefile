@@ -19,8 +19,8 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 DESIGN = load_design(config["sweep"], max_runs=None)
 STORE = Store.of(DESIGN, config["results"])
 DESIGN = STORE.bind(DESIGN)  # an existing store keeps its run numbers (streams)
-if "replications" in config:  # a round of a precision campaign (satsweep run sets it)
-    DESIGN = DESIGN.with_replications(config["replications"])
+if DESIGN.precision is not None:  # the round of a campaign that satsweep run recorded last
+    DESIGN = STORE.round(DESIGN)
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,

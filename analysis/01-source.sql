@@ -4,6 +4,9 @@
 -- .parquet or .pq), a CSV file (.csv, .tsv, .txt, .csv.gz, .tsv.gz) or the name of a table or
 -- view, e.g.
 --   SET VARIABLE source = 'results/smoke/runs.parquet';
+-- With the variable max_replication set, only the runs of replications 1..max_replication: the
+-- balanced part of a precision campaign whose configurations have their own replications
+-- (docs/precision.md), which the factorial analysis needs.
 CREATE OR REPLACE TEMP TABLE source AS
 FROM query(
     CASE
@@ -12,5 +15,9 @@ FROM query(
         WHEN regexp_matches(lower(getvariable('source')), '\.(csv|tsv|txt|csv\.gz|tsv\.gz)$')
             THEN 'FROM read_csv_auto(getvariable(''source''))'
         ELSE 'FROM ' || quoted(getvariable('source'))
+    END
+    || CASE
+        WHEN getvariable('max_replication') IS NULL THEN ''
+        ELSE ' WHERE replication <= getvariable(''max_replication'')'
     END
 );

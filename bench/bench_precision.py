@@ -63,9 +63,10 @@ def main() -> int:
             print(f"the campaign failed: see {report.log}", file=sys.stderr)
             return 1
         n = design.n_configurations
-        for r, now in report.rounds:
-            print(f"round r = {r:2d}: worst half-width {now[0].halfwidth:.5f}")
-        final_r, final = report.rounds[-1]
+        for step in report.rounds:
+            print(f"round r = {step.design.replications:2d}: worst half-width "
+                  f"{step.reached[0].halfwidth:.5f}")  # fmt: skip
+        final_r, final = report.rounds[-1].design.replications, report.rounds[-1].reached
         worst = final[0].halfwidth
         print(f"campaign: r = {final_r}, {final_r * n} runs, {wall:.0f} s on {args.cores} cores;"
               f" target {args.halfwidth} {'met' if final[0].met else 'NOT met'}")  # fmt: skip

@@ -48,11 +48,11 @@ def test_a_campaign_stops_at_the_half_width_asked(tmp_path):
     assert loaded.replications == 3 and loaded.precision.max == 40
     report = sweep.run(loaded, cores=2, results=tmp_path / "results")
     assert report.ok
-    rs = [r for r, _ in report.rounds]
+    rs = [step.design.replications for step in report.rounds]
     assert rs[0] == 3 and rs == sorted(rs) and len(set(rs)) == len(rs) and rs[-1] < 40
-    final = report.rounds[-1][1]
+    final = report.rounds[-1].reached
     assert all(x.met for x in final) and final[0].halfwidth <= 0.3
-    assert not any(x.met for x in report.rounds[0][1])
+    assert not any(x.met for x in report.rounds[0].reached)
     # every configuration has the last round's r, and the store's effects are as reported
     runs = tmp_path / "results" / "normal" / "runs.parquet"
     counts = duckdb.sql(f"SELECT count(*) FROM '{runs}' GROUP BY a, b").fetchall()
@@ -84,8 +84,8 @@ def test_the_intervals_of_stopped_campaigns_cover_the_true_effects(tmp_path):
             f"base_seed: {seed}\n"
         )
         report = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
-        assert report.ok and all(x.met for x in report.rounds[-1][1])
-        spent.append(report.rounds[-1][0])
+        assert report.ok and report.rounds[-1].met
+        spent.append(report.rounds[-1].design.replications)
         with Dataset.open(str(report.store.runs_table)) as data:
             analysis = data.analyze("y", ["a", "b"])
         for factor, levels in analysis.effects.items():
@@ -107,10 +107,11 @@ def test_a_campaign_resumes_from_its_last_round(tmp_path):
         "replications: {min: 2, max: 4, until: {response: y, halfwidth: 0.01}}\n"
     )
     first = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
-    assert [r for r, _ in first.rounds] == [2, 4]  # far from 0.01: ceil(2 x ratio^2) > max
-    assert not any(x.met for x in first.rounds[-1][1])
+    # far from 0.01: ceil(2 x ratio^2) > max
+    assert [step.design.replications for step in first.rounds] == [2, 4]
+    assert not any(x.met for x in first.rounds[-1].reached)
     again = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
-    assert [r for r, _ in again.rounds] == [4] and again.done_now == 0
+    assert [step.design.replications for step in again.rounds] == [4] and again.done_now == 0
 
 
 @pytest.mark.parametrize(
@@ -151,6 +152,82 @@ def test_the_report_shows_the_targets(tmp_path):
 
     assert cli.main(["report", "normal", "--results", str(tmp_path / "results")]) == 0
     markdown = (tmp_path / "results" / "normal" / "report" / "report.md").read_text()
-    r, now = report.rounds[-1]
+    r, now = report.rounds[-1].design.replications, report.rounds[-1].reached
     assert f"from 3 to 40 per configuration (docs/precision.md): r = {r}, {6 * r} runs" in markdown
     assert f"| y | 0.3000 | {now[0].halfwidth:.4f} | met |" in markdown
+
+
+def test_a_campaign_over_configurations_gives_each_its_own_replications(tmp_path, capsys):
+    """Over configurations, a configuration whose y varies 6x as much needs about 36x the runs:
+    only the configurations short of the target grow; each ends with its own r in the store,
+    every mean known to the half-width asked; status and plan show the range, a rerun runs
+    nothing, and the report's factorial analysis takes the balanced part."""
+    from satsweep import cli
+    from satsweep.analysis.precision import configuration_ratios
+
+    design = tmp_path / "normal.yaml"
+    design.write_text(
+        f"study: normal\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  sd: [0.25, 1.5]\n"
+        "replications: {min: 5, max: 40, until: {response: y, halfwidth: 0.5}, "
+        "over: configurations}\n"
+    )
+    results = tmp_path / "results"
+    report = sweep.run(load_design(design), cores=2, results=results)
+    assert report.ok and report.rounds[-1].met and len(report.rounds) >= 2
+    last = report.rounds[-1].design
+    runs = results / "normal" / "runs.parquet"
+    counts = dict(duckdb.sql(f"SELECT config_id, count(*) FROM '{runs}' GROUP BY ALL").fetchall())
+    assert counts == {c.config_id: last.replications_for(c.config_id) for c in last.configurations}
+    by_sd = duckdb.sql(
+        f"SELECT sd, min(n), max(n) FROM (SELECT sd, count(*) n FROM '{runs}' "
+        "GROUP BY config_id, sd) GROUP BY sd ORDER BY sd"
+    ).fetchall()
+    (low_sd, _, most_low), (high_sd, least_high, _) = by_sd
+    assert low_sd == 0.25 and high_sd == 1.5 and least_high > 2 * most_low, by_sd
+    assert not last.balanced and last.n_runs == sum(counts.values())
+    assert max(configuration_ratios(str(runs), last).values()) <= 1
+    # a rerun resumes at the recorded round: nothing to do
+    again = sweep.run(load_design(design), cores=2, results=results)
+    assert again.done_now == 0 and again.rounds[-1].met
+    where = ["--results", str(results)]
+    assert cli.main(["status", str(design), *where]) == 0
+    out = capsys.readouterr().out
+    assert f"this round r = {last.replications_text()}" in out
+    assert f"{last.n_runs} done, 0 damaged, 0 missing" in out
+    assert "y: half-width" in out and ": met" in out
+    assert cli.main(["report", "normal", *where]) == 0
+    markdown = (results / "normal" / "report" / "report.md").read_text()
+    assert f"r = {last.replications_text()}, {last.n_runs} runs" in markdown
+    assert f"{4 * last.replications} runs ({last.replications} per cell)" in markdown
+    assert f"take replications 1..{last.replications} of each" in markdown
+    assert cli.main(["analyze", "normal", *where]) == 0
+    assert f"replications 1..{last.replications} of each" in capsys.readouterr().err
+
+
+def test_a_design_file_cannot_set_the_rounds_replications(tmp_path, capsys):
+    from satsweep import cli
+
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        f"study: d\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\nreplications: 2\n"
+        "replications_of: {abc: 3}\n"
+    )
+    assert cli.main(["plan", str(design)]) == 2
+    assert f"{design}: replications_of: not a field of a design" in capsys.readouterr().err
+
+
+def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
+    """--max-runs bounds what a campaign may come to (configurations x max), not its pilot."""
+    from satsweep import cli
+
+    design = tmp_path / "d.yaml"
+    design.write_text(
+        f"study: d\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  b: [1, 2, 3]\n"
+        "replications: {min: 2, max: 9, until: {response: y, halfwidth: 1}}\n"
+    )
+    assert cli.main(["plan", str(design), "--max-runs", "53"]) == 2
+    assert (
+        f"{design}: 6 configurations x up to 9 replications = 54 runs is more than 53; allowed: "
+        "a smaller design, or --max-runs 54 to take it" in capsys.readouterr().err
+    )
+    assert cli.main(["plan", str(design), "--max-runs", "54"]) == 0

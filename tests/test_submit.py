@@ -14,6 +14,7 @@ import secrets
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -310,3 +311,61 @@ def test_run_through_ray_gives_the_local_rows(
     logs = list((store_dir / ".snakemake" / "ray_logs").rglob("*.log"))
     assert len(logs) == tasks  # one Ray task per group of configurations
     assert ray_cluster.token not in proc.stderr + proc.stdout
+
+
+# -- a precision campaign on either path -------------------------------------------------------
+
+CAMPAIGN = (
+    "study: campaign\nprogram: {program}\nfactors:\n  a: [lo, hi]\n  sd: [0.25, 1.5]\n"
+    "replications: {{min: 3, max: 12, until: {{response: y, halfwidth: 0.5}}, "
+    "over: configurations}}\n"
+)
+
+
+def campaign_rows(results: Path) -> list[tuple]:
+    runs = results / "campaign" / "runs.parquet"
+    return duckdb.sql(f"SELECT config_id, replication, y FROM '{runs}' ORDER BY ALL").fetchall()
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> tuple[Path, list[tuple], str]:
+    """A precision campaign over configurations of tests/programs/normal.py, run locally (it
+    stops at max 12 with the sd 1.5 configurations short of the target): its design file, the
+    rows of every round and how its last round ends the CLI's line."""
+    folder = tmp_path_factory.mktemp("campaign")
+    design = folder / "campaign.yaml"
+    design.write_text(CAMPAIGN.format(program=REPO / "tests" / "programs" / "normal.py"))
+    assert cli.main(["run", str(design), "--results", str(folder / "r"), "--cores", "2"]) == 0
+    rows = campaign_rows(folder / "r")
+    counts = Counter(config_id for config_id, _, _ in rows).values()
+    assert min(counts) < max(counts)  # the configurations have their own replications
+    return design, rows, f"(r = {min(counts)}..{max(counts)}, {len(rows)} runs)"
+
+
+def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, campaign, tmp_path):
+    design, local, last = campaign
+    results = tmp_path / "results"
+    env = ray_cluster.env | {"SNAKEMAKE_RAY_ADDRESS": ray_cluster.address}
+    proc = subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results", str(results)]
+        + ["--executor", "ray", "--jobs", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"stopped at max = 12 replications {last}" in proc.stderr
+    assert campaign_rows(results) == local
+
+
+def test_a_precision_campaign_through_submit_gives_the_local_rounds(slurm, campaign, tmp_path):
+    """The rounds run inside one Slurm allocation: one job, the same rows as locally."""
+    design, local, last = campaign
+    results = tmp_path / "results"
+    job_id = cli_submit(design, results, "--nodes", "1")
+    assert wait_job(job_id) == "COMPLETED"
+    output = (results / "campaign" / "slurm" / f"{job_id}.out").read_text()
+    assert f"stopped at max = 12 replications {last}" in output, output[-3000:]
+    assert campaign_rows(results) == local
+    assert len(submit.recorded_jobs(load_design(design), results)) == 1

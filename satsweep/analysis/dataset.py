@@ -84,14 +84,21 @@ class Dataset:
         self._numeric = {c["column_name"] for c in columns if c["is_numeric"]}
 
     @classmethod
-    def open(cls, source: str | os.PathLike[str], results_dir: str | Path | None = None) -> Self:
-        """Load a Parquet or CSV file, or a study's store (see :func:`resolve_source`)."""
+    def open(
+        cls,
+        source: str | os.PathLike[str],
+        results_dir: str | Path | None = None,
+        max_replication: int | None = None,
+    ) -> Self:
+        """Load a Parquet or CSV file, or a study's store (see :func:`resolve_source`); only
+        replications 1..``max_replication`` when given (the balanced part of a store whose
+        configurations have their own replications)."""
         path = resolve_source(source, results_dir)
         if not path.name.lower().endswith(_PARQUET_SUFFIXES + _CSV_SUFFIXES):
             raise AnalysisError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")
         con = sql.connect()
         try:
-            sql.load(con, str(path))
+            sql.load(con, str(path), max_replication)
         except duckdb.Error as e:
             con.close()
             raise AnalysisError(f"cannot read {path}: {e}") from e

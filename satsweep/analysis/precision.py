@@ -2,14 +2,16 @@
 replications the next round needs.
 
 A design with ``replications: {min, max, until}`` (:class:`satsweep.design.Precision`) runs in
-rounds with the same r for every configuration: a pilot of ``min``; then, while a target is not
-met, r = ceil(r x ratio^2), ratio the widest half-width over the one asked (a half-width falls
-as 1/sqrt(r) for a fixed variance: Stein's two-stage rule, applied again after each round), at
-least r + 1 and at most ``max``. The half-widths are the report's: the main effects' intervals
-of the factorial analysis (``analysis/40-confidence_intervals.sql``) or each configuration's t
-interval of its mean (``analysis/20-cells.sql``), at the report's confidence. Stopping when an
-estimated interval is narrow enough slightly lowers its coverage (the variance estimate and the
-stop are not independent); ``docs/precision.md`` states what was measured.
+rounds: a pilot of ``min``; then, while a target is not met, r = ceil(r x ratio^2), ratio the
+widest half-width over the one asked (a half-width falls as 1/sqrt(r) for a fixed variance:
+Stein's two-stage rule, applied again after each round), at least r + 1 and at most ``max``.
+Over effects, the same r for every configuration (the factorial analysis needs a balanced
+design) and the half-widths are the main effects' intervals
+(``analysis/40-confidence_intervals.sql``); over configurations, each configuration its own r,
+from the t interval of its own mean (``analysis/20-cells.sql``). Both at the report's
+confidence. Stopping when an estimated interval is narrow enough slightly lowers its coverage
+(the variance estimate and the stop are not independent); ``docs/precision.md`` states what was
+measured.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 
 from satsweep.analysis.dataset import Dataset, t_quantile
 from satsweep.analysis.results import DEFAULT_CONFIDENCE
-from satsweep.design import Design, Target
+from satsweep.design import Design, Precision, Target
 
-__all__ = ["Reached", "next_replications", "reached"]
+__all__ = ["Reached", "configuration_ratios", "next_replications", "next_round", "reached"]
 
 
 @dataclass(frozen=True)
@@ -52,42 +54,83 @@ def _widest(items: list[tuple[float, float]]) -> tuple[float | None, float | Non
     return (h / asked if asked > 0 else math.inf), h
 
 
+def _configuration_items(
+    data: Dataset, target: Target, confidence: float
+) -> dict[str, tuple[float, float]]:
+    """config_id -> (half-width of its mean's t interval, the one asked; inf: one run)."""
+    items = {}
+    for cell in data.cells(target.response, ["config_id"]):
+        half = (
+            t_quantile(confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
+            if cell.n > 1 and cell.stddev is not None
+            else math.inf
+        )
+        items[cell.levels[0]] = (half, _asked(target, cell.mean))
+    return items
+
+
+def _effect_items(data: Dataset, design: Design, target: Target, confidence: float) -> list:
+    """(half-width, asked) of every main effect of ``target.response``, over the analysis's
+    factors (``analysis.factors``, else the design's), per group of ``analysis.by``."""
+    by = design.analysis.by
+    factors = [f for f in design.analysis.factors or design.factors if f != by]
+    items = []
+    for group in data.groups(by) if by else [None]:
+        where = {"by": by, "group": group} if by else {}
+        analysis = data.analyze(target.response, factors, confidence=confidence, **where)
+        for levels in analysis.effects.values():
+            for effect in levels.values():
+                half = effect.ci[1] - effect.effect if effect.ci else math.inf
+                items.append((half, _asked(target, analysis.mean)))
+    return items
+
+
+def _precision(design: Design) -> Precision:
+    if design.precision is None:
+        raise ValueError(f"study {design.study} asks for no precision")
+    return design.precision
+
+
 def reached(
     runs_table: str, design: Design, confidence: float = DEFAULT_CONFIDENCE
 ) -> list[Reached]:
     """Each target of ``design.precision`` against the runs in ``runs_table`` (a study's
-    runs.parquet), over the analysis's factors (``analysis.factors``, else the design's), per
-    group of ``analysis.by`` when it names one (the widest over the groups decides)."""
-    precision = design.precision
-    if precision is None:
-        raise ValueError(f"study {design.study} asks for no precision")
-    by = design.analysis.by
-    factors = [f for f in design.analysis.factors or design.factors if f != by]
+    runs.parquet): over effects, every main effect of the analysis (per group of
+    ``analysis.by`` when it names one); over configurations, every configuration's mean. The
+    widest decides."""
+    precision = _precision(design)
     result = []
     with Dataset.open(runs_table) as data:
-        groups = data.groups(by) if by else [None]
         for target in precision.until:
-            items: list[tuple[float, float]] = []
-            for group in groups:  # with analysis.by, every group's analysis
-                where = {"by": by, "group": group} if by else {}
-                if precision.over == "effects":
-                    analysis = data.analyze(target.response, factors, confidence=confidence,
-                                            **where)  # fmt: skip
-                    for levels in analysis.effects.values():
-                        for effect in levels.values():
-                            half = effect.ci[1] - effect.effect if effect.ci else math.inf
-                            items.append((half, _asked(target, analysis.mean)))
-                else:
-                    for cell in data.cells(target.response, factors, **where):
-                        half = (
-                            t_quantile(confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
-                            if cell.n > 1 and cell.stddev is not None
-                            else math.inf
-                        )
-                        items.append((half, _asked(target, cell.mean)))
+            if precision.over == "effects":
+                items = _effect_items(data, design, target, confidence)
+            else:
+                items = list(_configuration_items(data, target, confidence).values())
             ratio, half = _widest(items)
             result.append(Reached(target, ratio, half))
     return result
+
+
+def configuration_ratios(
+    runs_table: str, design: Design, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, float]:
+    """config_id -> its widest half-width over the one asked, over the targets (inf: fewer than
+    2 runs, or a mean of 0 with a relative target)."""
+    ratios: dict[str, float] = {}
+    with Dataset.open(runs_table) as data:
+        for target in _precision(design).until:
+            for cid, (half, asked) in _configuration_items(data, target, confidence).items():
+                ratio = half / asked if asked > 0 else math.inf
+                ratios[cid] = max(ratios.get(cid, 0.0), ratio)
+    return ratios
+
+
+def _grown(r: int, ratio: float | None, most: int) -> int:
+    """r after a round that reached ``ratio`` (> 1): ceil(r x ratio^2), at least r + 1 (r + 1
+    when no ratio is known), at most ``most``."""
+    if ratio is None or math.isinf(ratio):
+        return min(most, r + 1)
+    return min(most, max(r + 1, math.ceil(r * ratio**2)))
 
 
 def next_replications(r: int, now: list[Reached], most: int) -> int:
@@ -97,7 +140,29 @@ def next_replications(r: int, now: list[Reached], most: int) -> int:
     if all(x.met for x in now) or r >= most:
         return r
     ratios = [x.ratio for x in now if not x.met]
-    if any(ratio is None or math.isinf(ratio) for ratio in ratios):
-        return min(most, r + 1)
-    wanted = math.ceil(r * max(ratios) ** 2)
-    return min(most, max(r + 1, wanted))
+    return _grown(r, None if None in ratios else max(ratios), most)
+
+
+def next_round(
+    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+) -> Design | None:
+    """The campaign's next round after ``design``'s (whose runs are in ``runs_table`` and
+    reached ``now``), or None when it stops: every target met, or no configuration below
+    ``max`` that still needs runs. Over effects every configuration takes
+    :func:`next_replications`; over configurations only those whose own mean is not yet known
+    to the precision asked grow, each by its own ratio."""
+    precision = _precision(design)
+    if precision.over == "effects":
+        r = next_replications(design.replications, now, precision.max)
+        return None if r == design.replications else design.with_replications(r)
+    if all(x.met for x in now):
+        return None
+    ratios = configuration_ratios(runs_table, design, confidence)
+    counts = {c.config_id: design.replications_for(c.config_id) for c in design.configurations}
+    grown = {
+        cid: _grown(r, ratios.get(cid), precision.max) if ratios.get(cid, math.inf) > 1 else r
+        for cid, r in counts.items()
+    }
+    if grown == counts:
+        return None
+    return design.with_replications(min(grown.values()), grown)

@@ -104,8 +104,9 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def load(con: duckdb.DuckDBPyConnection, source: str) -> None:
+def load(con: duckdb.DuckDBPyConnection, source: str, max_replication: int | None = None) -> None:
     """The runs of ``source`` (a Parquet or CSV file, or a table or view of ``con``) into the
-    temporary table ``source`` (``01-source.sql``). Raises :class:`duckdb.Error`."""
-    set_variables(con, source=source)
+    temporary table ``source`` (``01-source.sql``), only replications 1..``max_replication``
+    when given. Raises :class:`duckdb.Error`."""
+    set_variables(con, source=source, max_replication=max_replication)
     run(con, SOURCE)

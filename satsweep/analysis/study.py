@@ -28,6 +28,9 @@ class StudyDesign:
     bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     theory: str | None = None  # a name of satsweep.theory.THEORIES
     traces: list[TraceSettings] = field(default_factory=list)
+    # replications every configuration has when some have more (a precision campaign over
+    # configurations): the factorial analysis takes 1..this of each; None when balanced
+    balanced_replications: int | None = None
     recorded: bool = False
 
     def outside(self, name: str, low: float, high: float) -> float | None:
@@ -69,5 +72,6 @@ def study_design(store: Store) -> StudyDesign:
         },
         theory=settings.theory,
         traces=list(settings.traces),
+        balanced_replications=None if design.balanced else design.replications,
         recorded=True,
     )

@@ -116,7 +116,8 @@ def _analyze(args: argparse.Namespace) -> int:
                 "has no defaults)"
             )
         results = {}
-        with analysis.Dataset.open(args.source, args.results) as data:
+        part = study.balanced_replications  # the balanced part of configurations' own r
+        with analysis.Dataset.open(args.source, args.results, part) as data:
             options = {"model": args.model, "confidence": args.confidence}
             for response in responses:
                 if by is None:
@@ -126,6 +127,9 @@ def _analyze(args: argparse.Namespace) -> int:
     except (analysis.AnalysisError, StoreError) as e:
         _error("analyze", e)
         return 2
+    if part is not None:
+        print(f"(the configurations have their own replications: replications 1..{part} of "
+              "each, a balanced design)", file=sys.stderr)  # fmt: skip
     if args.json:  # one response as before; several keyed by response
         shown = {r: (g[None] if by is None else g) for r, g in results.items()}
         print(analysis.to_json(shown if len(shown) > 1 else next(iter(shown.values()))))
@@ -315,7 +319,7 @@ def _run(args: argparse.Namespace) -> int:
             nonlocal task
             if task is None:  # runs done before count as done, not as speed
                 task = progress.add_task("sweep", total=total, completed=done)
-            progress.update(task, completed=done)
+            progress.update(task, completed=done, total=total)  # a campaign's rounds grow it
 
         try:
             execution = sweep.Execution(
@@ -353,14 +357,19 @@ def _run(args: argparse.Namespace) -> int:
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
         f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
     )
-    for r, now in report.rounds:
-        console.print(f"round r = {r}: " + "; ".join(_reached(x) for x in now), highlight=False)
-    if report.rounds and report.design.precision is not None:
-        r, now = report.rounds[-1]
+    for step in report.rounds:
         console.print(
-            f"precision met at r = {r}, {r * report.design.n_configurations} runs"
-            if all(x.met for x in now)
-            else f"precision NOT met: stopped at max = {r} replications",
+            f"round r = {step.design.replications_text()}: "
+            + "; ".join(_reached(x) for x in step.reached),
+            highlight=False,
+        )
+    if report.rounds:
+        last = report.rounds[-1]
+        console.print(
+            f"precision met at r = {last.design.replications_text()}, {last.design.n_runs} runs"
+            if last.met
+            else f"precision NOT met: stopped at max = {last.design.most_replications} replications "
+            f"(r = {last.design.replications_text()}, {last.design.n_runs} runs)",
             highlight=False,
         )
     for run, record in state.failed:
@@ -380,7 +389,10 @@ def _plan(args: argparse.Namespace) -> int:
     design = _load("plan", args)
     if design is None:
         return 2
-    state = Store.of(design, args.results).state(design)
+    store = Store.of(design, args.results)
+    if design.precision is not None:  # the campaign's round so far
+        design = store.round(design)
+    state = store.state(design)
     done = collections.Counter(r.config_id for r in state.done)
     table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
     for name in ("#", "config_id", *design.factors, "done"):
@@ -391,7 +403,7 @@ def _plan(args: argparse.Namespace) -> int:
             str(config.index + 1),
             config.config_id,
             *levels,
-            f"{done[config.config_id]}/{design.replications}",
+            f"{done[config.config_id]}/{design.replications_for(config.config_id)}",
         )
     console = Console()
     console.print(table)
@@ -403,7 +415,7 @@ def _plan(args: argparse.Namespace) -> int:
     fixed = _flags(design.fixed) or "(none)"
     todo = state.n_missing + len(state.failed) + len(state.damaged)
     console.print(
-        f"{design.n_configurations} configurations x {design.replications} replications = "
+        f"{design.n_configurations} configurations x {design.replications_text()} replications = "
         f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
         f"base_seed {design.base_seed}, streams {design.streams}; program {design.describe.name} "
         f"{design.describe.version}; store {state.store.root}"
@@ -441,15 +453,14 @@ def _status(args: argparse.Namespace) -> int:
         return 2
     store = Store.of(design, args.results)
     if design.precision is not None:
-        last = (store.recorded() or {}).get("design", {}).get("replications", design.replications)
-        design = design.with_replications(max(design.precision.min, last))
+        design = store.round(design)
     state = store.state(design, deep=args.verify)
     console = Console()
     if design.precision is not None:
         p = design.precision
         console.print(
             f"{design.study}: precision over {p.over}, r from {p.min} to {p.max}; this round "
-            f"r = {design.replications}",
+            f"r = {design.replications_text()}",
             highlight=False,
         )
         if store.runs_table.is_file() and not state.n_missing:

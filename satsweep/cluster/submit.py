@@ -349,8 +349,8 @@ def submit(
     if time_limit is not None:
         command.append(f"--time={time_limit}")
     command += [str(script), str(design_path), "--results", str(results_path)]
-    if design.n_runs > MAX_RUNS:  # taken here with --max-runs: the job's run takes it too
-        command += ["--max-runs", str(design.n_runs)]
+    if design.most_runs > MAX_RUNS:  # taken here with --max-runs: the job's run takes it too
+        command += ["--max-runs", str(design.most_runs)]
     env = dict(os.environ)
     env.update(SATSWEEP_PYTHON=sys.executable, SATSWEEP_JOB_ROOT=str(job_root))
     proc = subprocess.run(

@@ -193,6 +193,9 @@ class Design(BaseModel):
     # replications: {min, max, until}: rounds until the precision; replications is then the
     # number of the current round (min at first)
     precision: Precision | None = None
+    # a round of a campaign over configurations: the configurations (config_id) that have more
+    # replications than `replications`, with their own r; set by `satsweep run`, never by a file
+    replications_of: dict[str, int] = Field(default_factory=dict)
     base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
     # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
     streams: Literal[1, 2] = 2
@@ -211,10 +214,34 @@ class Design(BaseModel):
             return {**data, "replications": start, "precision": asked}
         return data
 
-    def with_replications(self, replications: int) -> Design:
-        """The same design with ``replications`` per configuration (a round of a precision
-        campaign), its file and program kept."""
-        return self.model_copy(update={"replications": replications})
+    def with_replications(self, replications: int, of: dict[str, int] | None = None) -> Design:
+        """The same design with ``replications`` per configuration, or with ``of`` (config_id ->
+        r) for the configurations that have more (a round of a precision campaign), its file and
+        program kept."""
+        more = {cid: r for cid, r in (of or {}).items() if r > replications}
+        return self.model_copy(update={"replications": replications, "replications_of": more})
+
+    def replications_for(self, config_id: str) -> int:
+        """The replications of one configuration: its own in a round over configurations, else
+        ``replications``."""
+        return self.replications_of.get(config_id, self.replications)
+
+    @property
+    def most_replications(self) -> int:
+        """The replications of the configuration that has the most."""
+        return max([self.replications, *self.replications_of.values()])
+
+    def replications_text(self) -> str:
+        """The replications as a reader is told them: ``5``, or ``3..9`` when the
+        configurations have their own."""
+        most = self.most_replications
+        return f"{self.replications}" + (f"..{most}" if most > self.replications else "")
+
+    @property
+    def balanced(self) -> bool:
+        """Whether every configuration has the same replications (the factorial analysis needs
+        it; else it takes replications 1..``replications`` of each)."""
+        return not self.replications_of
 
     @property
     def source(self) -> Path:
@@ -267,7 +294,15 @@ class Design(BaseModel):
 
     @property
     def n_runs(self) -> int:
-        return self.n_configurations * self.replications
+        more = sum(r - self.replications for r in self.replications_of.values())
+        return self.n_configurations * self.replications + more
+
+    @property
+    def most_runs(self) -> int:
+        """The runs the design may come to: configurations x r, or x max for a precision
+        campaign (what ``--max-runs`` is checked against)."""
+        most = self.precision.max if self.precision is not None else self.replications
+        return self.n_configurations * most
 
     def stream_clash(self) -> str | None:
         """None when every run has its own random stream, else which two runs share one.
@@ -335,8 +370,8 @@ class Configuration:
         )
 
     def runs(self, design: Design) -> list[Run]:
-        """Its replications 1..r."""
-        return [self.run(design, k) for k in range(1, design.replications + 1)]
+        """Its replications 1..r (:meth:`Design.replications_for`)."""
+        return [self.run(design, k) for k in range(1, design.replications_for(self.config_id) + 1)]
 
 
 @dataclass(frozen=True)
@@ -688,6 +723,10 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     if not isinstance(raw, dict):
         raise DesignError(f"{path}: (top level): allowed: a mapping with {', '.join(_FIELD_HELP)}")
     problems: list[tuple[str, str]] = []
+    if "replications_of" in raw:  # the rounds' own field (design.json), not a design's
+        problems.append(
+            ("replications_of", f"not a field of a design; allowed: {_FIELD_HELP['replications']}")
+        )
     program = None
     if isinstance(raw.get("program"), str) and raw["program"]:
         try:
@@ -710,11 +749,13 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     if problems or design is None:
         lines = [f"{path}: {field}: {message}" for field, message in problems]
         raise DesignError("\n".join(dict.fromkeys(lines))) from None
-    if max_runs is not None and design.n_runs > max_runs:
+    if max_runs is not None and design.most_runs > max_runs:
+        most = design.precision.max if design.precision is not None else design.replications
         raise DesignError(
-            f"{path}: {design.n_configurations} configurations x {design.replications} "
-            f"replications = {design.n_runs} runs is more than {max_runs}; allowed: a smaller "
-            f"design, or --max-runs {design.n_runs} to take it (time and memory grow with it)"
+            f"{path}: {design.n_configurations} configurations x "
+            f"{'up to ' if design.precision is not None else ''}{most} replications = "
+            f"{design.most_runs} runs is more than {max_runs}; allowed: a smaller design, or "
+            f"--max-runs {design.most_runs} to take it (time and memory grow with it)"
         )
     clash = design.stream_clash()
     if clash is not None:

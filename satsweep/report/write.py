@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 import duckdb
@@ -74,26 +75,33 @@ def _section(
     into ``directory``; ``study_theory``: the study's theory, if any."""
     pct = confidence_label(result.confidence)
     blocks = [Block("h3", result.response)]
+    part = study.balanced_replications
     blocks.append(
         Block(
             "p",
             f"{result.n} runs ({result.replications} per cell), overall mean {number(result.mean)}, "
             f"total variation (SST) {result.total_variation:.6g}; model {result.model}: "
             f"standard error {number(result.standard_error)} with {result.error_dof} degrees of "
-            "freedom.",
+            "freedom."
+            + (
+                f" The configurations have their own replications (precision over "
+                f"configurations): the effects and the allocation of variation take replications "
+                f"1..{part} of each (a balanced design), the results table every run."
+                if part is not None
+                else ""
+            ),
         )
     )
     laid_out = results_table(data, result)
     replicated = result.replications >= 2
+    over = (
+        "every run of the cell" if part is not None else f"the {result.replications} replications"
+    )
     blocks.append(
         Block(
             "h4",
             f"Results: mean {study.label(result.response)}"
-            + (
-                f" ± {pct} CI half-width over the {result.replications} replications"
-                if replicated
-                else " (one run per cell)"
-            ),
+            + (f" ± {pct} CI half-width over {over}" if replicated else " (one run per cell)"),
         )
     )
     header = [
@@ -330,7 +338,7 @@ def _precision(store: Store, confidence: float) -> list[Block]:
             f"Replications until every {'main effect' if p.over == 'effects' else 'configuration mean'}"
             f"'s {confidence_label(confidence)} half-width is at most the one asked, from "
             f"{p.min} to {p.max} per configuration (docs/precision.md): r = "
-            f"{design.replications}, {design.n_runs} runs.",
+            f"{design.replications_text()}, {design.n_runs} runs.",
         ),
         table(["response", "half-width asked", "widest reached", "target"], rows, "llrl"),
     ]
@@ -444,8 +452,16 @@ def write_report(
     except KeyError as e:
         raise ReportError(f"analysis.theory of the recorded design: {e.args[0]}") from None
     try:
-        with Dataset.open(store.runs_table) as data:
-            analyses = _analyses(data, responses, factors, by, model, confidence)
+        # with configurations of their own replications, the factorial analysis takes the
+        # balanced part (replications 1..r of each); the results table every run
+        part = design.balanced_replications
+        with (
+            Dataset.open(store.runs_table) as data,
+            Dataset.open(store.runs_table, max_replication=part)
+            if part
+            else nullcontext(data) as balanced,
+        ):
+            analyses = _analyses(balanced, responses, factors, by, model, confidence)
             target = store.root / REPORT_DIR
             built = Path(tempfile.mkdtemp(prefix=f".{REPORT_DIR}-", dir=store.root))
             try:

@@ -103,8 +103,10 @@ class State:
     @property
     def n_missing(self) -> int:
         """Runs never run (or whose files were removed): no record, no run row, no failure."""
-        r = self.design.replications
-        return sum(r - len(accounted) for accounted in self.incomplete.values())
+        return sum(
+            self.design.replications_for(config.config_id) - len(self.incomplete[config.index])
+            for config in self.incomplete_configurations()
+        )
 
     def incomplete_configurations(self) -> Iterator[Configuration]:
         """The configurations with a run not done."""
@@ -116,7 +118,7 @@ class State:
         """The missing runs, configuration by configuration."""
         for config in self.incomplete_configurations():
             accounted = self.incomplete[config.index]
-            for k in range(1, self.design.replications + 1):
+            for k in range(1, self.design.replications_for(config.config_id) + 1):
                 if k not in accounted:
                     yield config.run(self.design, k)
 
@@ -312,6 +314,25 @@ class Store:
             },
         )
 
+    def round(self, design: Design) -> Design:
+        """A precision campaign's ``design`` at the round this store recorded last (design.json:
+        its r and, over configurations, the configurations' own), within min..max; at min for
+        a store without one. Where `satsweep run` left a campaign, the Snakefile, its jobs and
+        `satsweep status` take it up."""
+        p = design.precision
+        if p is None:
+            raise ValueError(f"study {design.study} asks for no precision")
+        recorded = (self.recorded() or {}).get("design", {})
+
+        def within(r: object) -> int:
+            return max(p.min, min(p.max, r)) if isinstance(r, int) else p.min
+
+        of = recorded.get("replications_of")
+        return design.with_replications(
+            within(recorded.get("replications")),
+            {cid: within(r) for cid, r in of.items()} if isinstance(of, dict) else None,
+        )
+
     def design(self) -> Design | None:
         """The design recorded in design.json, with the recorded program's description (the
         program itself need not exist here), or None for a store without one."""
@@ -369,7 +390,7 @@ class Store:
         return sum(
             sum(1 for suffixes in found.values() if suffixes & {".record.json", ".parquet"})
             for found in (
-                self.replications_with_files(c.config_id, design.replications)
+                self.replications_with_files(c.config_id, design.replications_for(c.config_id))
                 for c in design.iter_configurations()
                 if c.config_id in present
             )
@@ -420,7 +441,8 @@ class Store:
                 continue
             accounted = set()
             done = 0
-            for k in sorted(self.replications_with_files(config.config_id, design.replications)):
+            r = design.replications_for(config.config_id)
+            for k in sorted(self.replications_with_files(config.config_id, r)):
                 run = config.run(design, k)
                 problem = self.verify(run, tables, deep)
                 if problem is None:
@@ -435,7 +457,7 @@ class Store:
                         continue  # e.g. only the program's output: the run did not finish
                     result.failed.append((run, failure))
                 accounted.add(k)
-            if done < design.replications:
+            if done < r:
                 result.incomplete[config.index] = frozenset(accounted) if accounted else _NONE
         return result
 

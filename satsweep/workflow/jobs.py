@@ -118,7 +118,7 @@ def run_configuration(
             failures += 1
     if not failures:
         write_json(
-            store.manifest_file(config_id, design.replications),
+            store.manifest_file(config_id, design.replications_for(config_id)),
             {
                 "config_id": config_id,
                 "params": config.params,
@@ -149,8 +149,8 @@ def collect(sweep: str, compaction: str) -> int:
     (``<store>/compaction.json``) is written last."""
     store = Store(Path(compaction).parent)
     design = store.bind(load_design(sweep, max_runs=None))
-    if design.precision is not None:  # the round's r, as `satsweep run` recorded the round
-        design = design.with_replications(store.recorded()["design"]["replications"])
+    if design.precision is not None:  # the round as `satsweep run` recorded it
+        design = store.round(design)
     try:
         n = store.collect(design, warn=_say)
     except OSError as e:  # a full disk: the previous tables stay as they were

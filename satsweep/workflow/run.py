@@ -41,6 +41,19 @@ class SweepBusy(RuntimeError):
     """Another `satsweep run` of the same study holds its store."""
 
 
+@dataclass(frozen=True)
+class Round:
+    """One round of a precision campaign: its design (the replications of every configuration)
+    and how near each target was after it."""
+
+    design: Design
+    reached: list[precision.Reached]
+
+    @property
+    def met(self) -> bool:
+        return all(x.met for x in self.reached)
+
+
 @dataclass
 class SweepReport:
     """What a `satsweep run` did."""
@@ -53,8 +66,8 @@ class SweepReport:
     state: State
     wall_seconds: float
     log: Path
-    # a precision campaign's rounds: (replications, how near each target was after it)
-    rounds: list[tuple[int, list[precision.Reached]]] = field(default_factory=list)
+    # a precision campaign's rounds, the last one's design is `design`
+    rounds: list[Round] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -122,8 +135,6 @@ def snakemake_command(
         "--directory", str(store_dir),
     ]  # fmt: skip
     settings = [f"sweep={design_path}", f"results={results}"]
-    if design is not None and design.precision is not None:
-        settings.append(f"replications={design.replications}")  # this round's
     if execution.remote:
         slots = execution.jobs or cores
         profile = execution.profile_dir()
@@ -222,22 +233,19 @@ def run(
         if design.precision is None:
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
                              poll_seconds, execution, warn, start)  # fmt: skip
-        # rounds: resume from the last round's r (design.json), then until the targets
-        recorded = (store.recorded() or {}).get("design", {})
-        r = max(design.precision.min, min(design.precision.max, recorded.get("replications", 0)))
+        # rounds: resume from the last round (design.json), then until the targets
+        this_round: Design | None = store.round(design)
         rounds = []
-        while True:
-            report = _run_once(design.with_replications(r), store, results_path, cores,
-                               keep_going, on_progress, poll_seconds, execution, warn, start)  # fmt: skip
+        while this_round is not None:
+            report = _run_once(this_round, store, results_path, cores, keep_going, on_progress,
+                               poll_seconds, execution, warn, start)  # fmt: skip
             if not report.ok:
                 return report
-            now = precision.reached(str(store.runs_table), report.design)
-            rounds.append((r, now))
-            following = precision.next_replications(r, now, design.precision.max)
-            if following == r:
-                report.rounds = rounds
-                return report
-            r = following
+            now = precision.reached(str(store.runs_table), this_round)
+            rounds.append(Round(this_round, now))
+            report.rounds = rounds
+            this_round = precision.next_round(this_round, str(store.runs_table), now)
+        return report
 
 
 def _run_once(

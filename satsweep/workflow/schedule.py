@@ -54,7 +54,9 @@ class Schedule:
 
 def configuration_seconds(design: Design, config: Configuration) -> float:
     """Estimated seconds of a configuration's job: its replications, one after the other."""
-    return design.replications * design.describe.estimated_seconds(config.params)
+    return design.replications_for(config.config_id) * design.describe.estimated_seconds(
+        config.params
+    )
 
 
 def min_group_seconds(executor: str | None) -> float:

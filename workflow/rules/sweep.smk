@@ -36,7 +36,10 @@ rule simulate:
 
 rule collect:
     input:
-        [STORE.manifest_file(c.config_id, DESIGN.replications) for c in DESIGN.configurations],
+        [
+            STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id))
+            for c in DESIGN.configurations
+        ],
     output:
         STORE.compaction_file,
     log:
