@@ -4,6 +4,7 @@ half-width asked."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -231,3 +232,59 @@ def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
         "a smaller design, or --max-runs 54 to take it" in capsys.readouterr().err
     )
     assert cli.main(["plan", str(design), "--max-runs", "54"]) == 0
+
+
+def test_a_campaign_killed_in_its_second_round_completes_from_the_store(tmp_path):
+    """SIGKILL of `satsweep run` (and its Snakemake) while the second round runs: the next
+    `satsweep run` takes the campaign up at the recorded round and ends with the same rows as
+    a campaign never killed: every run once, the same streams, the same values."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    design = tmp_path / "normal.yaml"
+    design.write_text(
+        f"study: normal\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  b: [1, 2, 3]\n"
+        "fixed:\n  delay: 0.2\n"
+        "replications: {min: 3, max: 12, until: {response: y, halfwidth: 0.3}}\n"
+    )
+
+    def rows(results: Path) -> list[tuple]:
+        runs = results / "normal" / "runs.parquet"
+        return duckdb.sql(f"SELECT config_id, replication, y FROM '{runs}' ORDER BY ALL").fetchall()
+
+    whole = sweep.run(load_design(design), cores=2, results=tmp_path / "whole")
+    assert len(whole.rounds) >= 2
+
+    results = tmp_path / "killed"
+    store = results / "normal"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results", str(results)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def second_round_running() -> bool:
+        try:
+            recorded = json.loads((store / "design.json").read_text())["design"]
+        except (OSError, ValueError):
+            return False
+        records = list((store / "runs").glob("*/r*.record.json"))
+        return recorded["replications"] > 3 and 18 < len(records)
+
+    deadline = time.monotonic() + 120
+    while not second_round_running():
+        assert proc.poll() is None and time.monotonic() < deadline, "no second round seen"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    final_r = whole.rounds[-1].design.replications
+    assert len(list(store.glob("runs/*/r*.record.json"))) < 6 * final_r  # killed mid-campaign
+
+    again = sweep.run(load_design(design), cores=2, results=results)
+    assert again.ok and again.rounds[0].design.replications > 3  # taken up, not restarted
+    assert again.rounds[-1].design.replications == final_r
+    assert rows(results) == rows(tmp_path / "whole")

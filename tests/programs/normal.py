@@ -10,6 +10,7 @@ import json
 import os
 import random
 import sys
+import time
 
 #: the true means: every main effect of a (lo, hi) and b (1, 2, 3) is known exactly
 BASE = 10.0
@@ -20,6 +21,7 @@ PARAMETERS = [
     {"name": "a", "type": "string", "default": "lo", "choices": ["lo", "hi"], "help": "factor a"},
     {"name": "b", "type": "int", "default": 1, "minimum": 1, "maximum": 3, "help": "factor b"},
     {"name": "sd", "type": "float", "default": 1.0, "minimum": 0, "help": "y's deviation"},
+    {"name": "delay", "type": "float", "default": 0.0, "minimum": 0, "help": "seconds to sleep"},
 ]
 DESCRIPTION = {
     "name": "normal",
@@ -40,6 +42,7 @@ def main(argv: list[str]) -> int:
         "b": int(given.get("b", 1)),
         "sd": float(given.get("sd", 1)),
     }
+    time.sleep(float(given.get("delay", 0)))  # a run that lasts, for the kill tests
     rng = random.Random(int(given.get("run", 1)))
     mean = BASE + SHIFT_A[params["a"]] + SHIFT_B[params["b"]]
     result = {"params": params, "summary": {"y": rng.gauss(mean, params["sd"])}}
