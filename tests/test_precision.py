@@ -128,6 +128,8 @@ def test_a_campaign_resumes_from_its_last_round(tmp_path):
          "give one of halfwidth (absolute) or relative"),
         ("{min: 3, max: 9, until: {response: y, halfwidth: 1}, over: cells}",
          "replications.over", "allowed:"),
+        # the rounds' own field (design.json) is not a design's
+        ("2\nreplications_of: {abc: 3}", "replications_of", "not a field of a design"),
     ],
 )  # fmt: skip
 def test_a_bad_precision_exits_2_naming_the_field(tmp_path, capsys, replications, field, allowed):
@@ -203,18 +205,6 @@ def test_a_campaign_over_configurations_gives_each_its_own_replications(tmp_path
     assert f"take replications 1..{last.replications} of each" in markdown
     assert cli.main(["analyze", "normal", *where]) == 0
     assert f"replications 1..{last.replications} of each" in capsys.readouterr().err
-
-
-def test_a_design_file_cannot_set_the_rounds_replications(tmp_path, capsys):
-    from satsweep import cli
-
-    design = tmp_path / "d.yaml"
-    design.write_text(
-        f"study: d\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\nreplications: 2\n"
-        "replications_of: {abc: 3}\n"
-    )
-    assert cli.main(["plan", str(design)]) == 2
-    assert f"{design}: replications_of: not a field of a design" in capsys.readouterr().err
 
 
 def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
