@@ -53,17 +53,19 @@ def _local_cluster(*args: str, timeout: float) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="session")
-def slurm() -> Iterator[None]:
-    """A running local Slurm (local-cluster.sh) for the session; stopped (jobs cancelled) at its
-    end, so a test run leaves no Slurm or munge daemon behind. Installing the packages from
-    nothing takes ~13 s (plus apt-get update on a fresh machine)."""
+def _start_slurm() -> None:
     proc = _local_cluster("start", timeout=300)
     if proc.returncode != 0:
         pytest.fail(
             f"local-cluster.sh start failed; these tests need it:\nexit {proc.returncode}\n"
             f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
         )
+
+
+@pytest.fixture(scope="session")
+def _slurm_session() -> Iterator[None]:
+    """Stops the local Slurm (jobs cancelled) at the end of a session that used it, so a test
+    run leaves no Slurm or munge daemon behind (also one started before the tests)."""
     yield
     stop = _local_cluster("stop", "--cancel-jobs", timeout=120)
     assert stop.returncode == 0, f"exit {stop.returncode}\n{stop.stdout}\n{stop.stderr}"
@@ -73,3 +75,14 @@ def slurm() -> Iterator[None]:
         if subprocess.run(["pgrep", "-x", name], capture_output=True).returncode == 0
     ]
     assert not left, f"left running after stop: {left}"
+
+
+@pytest.fixture(scope="module")
+def slurm(_slurm_session) -> Iterator[None]:
+    """A running local single-node Slurm (local-cluster.sh) for each module that asks for it,
+    stopped at the end of the session. Started per module (`start` is idempotent: ~0.2 s when
+    it already runs), not once per session, because another module (tests/test_slurm_nodes.py)
+    may stop it to run its 3-node cluster. Installing the packages from nothing takes ~13 s
+    (plus apt-get update on a fresh machine)."""
+    _start_slurm()
+    yield
