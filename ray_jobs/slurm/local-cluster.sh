@@ -162,7 +162,7 @@ write_conf() {
   # Without DefMemPerCPU a job gets the whole node's memory and jobs run one at a time.
   defmem=$((mem / cpus))
   # Defaults for one node (the host itself); multi_node_conf overrides them for N nodes.
-  local ctld_host=$host task_plugin="# task/none makes every srun warn about CPU binding.
+  local ctld_host=$host node_settings="# task/none makes every srun warn about CPU binding.
 TaskPlugin=task/affinity" slurmd_spool=$STATE/slurmd slurmd_pid=$STATE/slurmd.pid
   local slurmd_log=$STATE/slurmd.log node_lines=$node
   if [ "$nodes" -gt 1 ]; then multi_node_conf "$nodes" "$cpus" "$mem"; fi
@@ -184,7 +184,7 @@ CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
 ProctrackType=proctrack/linuxproc
-$task_plugin
+$node_settings
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 JobAcctGatherType=jobacct_gather/none
@@ -228,10 +228,13 @@ multi_node_conf() {
   # jobs would run one at a time. task/none leaves placement to the kernel, as the nodes share
   # its cores anyway. config_overrides: slurmd reports the configured CPUs/memory, not the
   # machine's, so the nodes are not rejected for differing from the hardware.
-  task_plugin="# Nodes share this machine's cores: no binding (task/affinity would pin every node's
+  node_settings="# Nodes share this machine's cores: no binding (task/affinity would pin every node's
 # tasks to the same CPU numbers and serialize the nodes).
 TaskPlugin=task/none
-SlurmdParameters=config_overrides"
+SlurmdParameters=config_overrides
+# A node that stops answering is DOWN after 30 s, not the default 300 s, and slurmctld pings
+# (and resends a lost node's job cleanup) every 10 s: node failures show within a test's time.
+SlurmdTimeout=30"
   # Per node (Slurm replaces %n with the slurmd's node name).
   slurmd_spool=$STATE/slurmd-%n slurmd_pid=$STATE/slurmd-%n.pid slurmd_log=$STATE/slurmd-%n.log
   node_lines=""

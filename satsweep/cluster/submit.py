@@ -36,6 +36,9 @@ RAY_RESERVE_MB = 1280
 ACTIVE = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}
 
 # Slurm's --time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (and "infinite"/"unlimited").
+#: Seconds before the time limit at which the batch script gets SIGTERM to tear Ray down
+#: (ray-cluster.sbatch's --signal); a quarter of a limit under 4 times as long.
+SIGNAL_LEAD_S = 60
 _TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2}|infinite|unlimited", re.I)
 _MEM = re.compile(r"(\d+)([KMGT]?)", re.I)
 _MEM_UNITS = {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024 * 1024}
@@ -157,6 +160,22 @@ def check_time(text: str) -> str:
             "D-HH, D-HH:MM or D-HH:MM:SS, e.g. 90 or 2:00:00"
         )
     return text.strip()
+
+
+def time_seconds(limit: str) -> int | None:
+    """A Slurm time limit (:func:`check_time`) in seconds; None for no limit."""
+    if limit.lower() in ("infinite", "unlimited"):
+        return None
+    days, _, clock = limit.rpartition("-")
+    parts = [int(p) for p in clock.split(":")]
+    if days:  # D-HH[:MM[:SS]]
+        hours, minutes, seconds = (parts + [0, 0])[:3]
+        return int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
+    if len(parts) == 1:  # minutes
+        return parts[0] * 60
+    if len(parts) == 2:  # MM:SS
+        return parts[0] * 60 + parts[1]
+    return parts[0] * 3600 + parts[1] * 60 + parts[2]
 
 
 # --- the study's jobs ------------------------------------------------------------------------
@@ -327,8 +346,8 @@ def submit(
         )
     _check_not_running(design, results_path)
 
-    # Everything checked: now write and submit.
-    store.record(design)
+    # Everything checked: now write and submit (a campaign keeps the round it recorded).
+    store.record(store.round(design) if design.precision is not None else design)
     job_root = slurm_dir(design, results_path)
     job_root.mkdir(parents=True, exist_ok=True)
     script = job_root / BATCH_SCRIPT.name
@@ -345,9 +364,15 @@ def submit(
         f"--mem={mem_mb}M",
         f"--output={output}",
         f"--chdir={Path.cwd()}",
+        # a failed node ends only its own Ray worker (its Ray tasks are retried on the others),
+        # not the job; the batch node failing still ends it
+        "--no-kill",
     ]
     if time_limit is not None:
         command.append(f"--time={time_limit}")
+        seconds = time_seconds(time_limit)
+        if seconds is not None and seconds < 4 * SIGNAL_LEAD_S:  # the lead inside the limit
+            command.append(f"--signal=B:TERM@{seconds // 4}")
     command += [str(script), str(design_path), "--results", str(results_path)]
     if design.most_runs > MAX_RUNS:  # taken here with --max-runs: the job's run takes it too
         command += ["--max-runs", str(design.most_runs)]

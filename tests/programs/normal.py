@@ -29,6 +29,7 @@ DESCRIPTION = {
     "parameters": PARAMETERS,
     "summary": [{"name": "y", "type": "float", "help": "Normal(mean, sd)"}],
     "tables": {},
+    "cost": {"per": ["delay"], "seconds": 1.0},  # a run lasts its delay: jobs batch by it
 }
 
 

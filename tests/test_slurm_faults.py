@@ -1,0 +1,226 @@
+"""`satsweep submit --nodes 3` on three Slurm nodes of this machine (`local-cluster.sh start
+--nodes 3`: each slurmd in its own network and UTS namespace), and what faults do to the store.
+
+The sweeps run tests/programs/normal.py, whose runs last `delay` seconds and whose y is known
+from the run's random stream, so every row can be checked. Each fault test ends with every run
+in the store exactly once, with the value its stream gives, and no process of the job left in
+any node's namespace. Real daemons, bounded in time, cleaning up by PID; needs root.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from satsweep import cli
+from satsweep.cluster import submit
+from satsweep.design import load_design
+from tests.conftest import REPO
+from tests.test_ray_executor import _wait_until
+from tests.test_slurm_nodes import NETNS, cluster, explain
+from tests.test_slurm_nodes import nodes3  # noqa: F401 (the 3-node cluster, a fixture)
+
+pytestmark = pytest.mark.usefixtures("nodes3")
+
+NORMAL = REPO / "tests" / "programs" / "normal.py"
+MEANS = {"lo": 9.0, "hi": 11.0}, {1: -0.5, 2: 0.0, 3: 0.5}  # normal.py's BASE + shifts
+JOB_TIMEOUT = 240
+
+
+def sweep_file(tmp_path: Path, study: str, replications: int, delay: float) -> Path:
+    design = {
+        "study": study,
+        "program": str(NORMAL),
+        "factors": {"a": ["lo", "hi"], "b": [1, 2, 3]},
+        "fixed": {"delay": delay},
+        "replications": replications,
+        "base_seed": 7,
+    }
+    path = tmp_path / f"{study}.yaml"
+    path.write_text(yaml.safe_dump(design, sort_keys=False))
+    return path
+
+
+def checked_rows(store_dir: Path, expected: int) -> list[tuple]:
+    """The store's runs: (config_id, replication, host), each once, each y the one its stream
+    gives (normal.py draws y ~ Normal(mean, 1) from --run)."""
+    rows = duckdb.sql(
+        f"SELECT config_id, replication, host, run, a, b, y FROM '{store_dir / 'runs.parquet'}'"
+    ).fetchall()
+    keys = [(c, k) for c, k, *_ in rows]
+    assert len(keys) == len(set(keys)) == expected, (len(keys), len(set(keys)), expected)
+    for _, _, _, run, a, b, y in rows:
+        assert y == random.Random(run).gauss(MEANS[0][a] + MEANS[1][b], 1.0)
+    return [(c, k, host) for c, k, host, *_ in rows]
+
+
+def submit_job(sweep: Path, results: Path, *extra: str) -> str:
+    assert cli.main(["submit", str(sweep), "--results", str(results), "--nodes", "3", *extra]) == 0
+    return str(submit.recorded_jobs(load_design(sweep), results)[-1]["job_id"])
+
+
+def job_state(job_id: str) -> str:
+    return subprocess.run(
+        ["squeue", "-h", "-t", "all", "-j", job_id, "-o", "%T"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout.strip()
+
+
+def wait_state(job_id: str, states: set[str], timeout: float = JOB_TIMEOUT) -> str:
+    _wait_until(lambda: job_state(job_id) in states, timeout, f"job {job_id} in {states}")
+    return job_state(job_id)
+
+
+def done(store_dir: Path) -> int:
+    return len(list(store_dir.glob("runs/*/r*.record.json")))
+
+
+def namespace_processes(ns: str) -> list[str]:
+    """The command lines of the processes in node namespace ``ns`` (its slurmd aside)."""
+    pids = subprocess.run(
+        ["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=30
+    ).stdout.split()
+    found = []
+    for pid in pids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if cmd and not cmd.startswith("slurmd"):
+            found.append(f"{pid} {cmd[:160]}")
+    return found
+
+
+def nothing_of_the_job_left() -> bool:
+    return not any(namespace_processes(ns) for ns in NETNS)
+
+
+def lose_node(ns: str) -> int:
+    """A node fails: every process in its namespace (slurmd, the job's steps, Ray, the runs)
+    killed at once. Returns how many."""
+    pids = subprocess.run(
+        ["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=30
+    ).stdout.split()
+    for pid in pids:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(pids)
+
+
+def restart_lost_nodes() -> None:
+    start = cluster("start", "--nodes", "3")  # starts only the slurmds that are gone
+    assert start.returncode == 0, explain(start)
+
+
+def test_a_lost_node_leaves_the_sweep_to_the_others(tmp_path):
+    """node2 fails mid-sweep (slurmd, its Ray worker and the run in flight killed): Ray's tasks
+    there are retried on node1 and node3, the job goes on (--no-kill) and completes the sweep;
+    Slurm marks node2 down and, once it is back, the job COMPLETED."""
+    sweep = sweep_file(tmp_path, "lost", replications=6, delay=1.0)
+    results = tmp_path / "results"
+    store_dir = results / "lost"
+    job = submit_job(sweep, results)
+
+    def node2_runs_a_job() -> bool:
+        return done(store_dir) >= 6 and any(
+            "normal.py" in p for p in namespace_processes("satsweep-node2")
+        )
+
+    _wait_until(node2_runs_a_job, JOB_TIMEOUT, "node2 running a run, 6 runs done")
+    before = done(store_dir)
+    lose_node("satsweep-node2")
+    output = store_dir / "slurm" / f"{job}.out"
+    _wait_until(
+        lambda: "satsweep run exited with" in output.read_text(), JOB_TIMEOUT, "the driver's end"
+    )
+    assert "satsweep run exited with 0" in output.read_text(), output.read_text()
+    rows = checked_rows(store_dir, 36)  # every run once, each its stream's value
+    log = (store_dir / "logs" / "snakemake.log").read_text()
+    assert "lost its Ray worker" in log and "resubmitting, retry 1/" in log, log[-3000:]
+    hosts = [host for *_, host in rows]
+    print(f"node2 lost with {before} of 36 runs done; after: 36 runs, duplicates 0, per node "
+          f"{ {h: hosts.count(h) for h in sorted(set(hosts))} }")  # fmt: skip
+    restart_lost_nodes()
+    assert wait_state(job, {"COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL"}) == "COMPLETED"
+    _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
+
+
+def test_scancel_mid_sweep_then_resubmit(tmp_path):
+    """scancel while runs are in flight on three nodes: no Ray, Snakemake or run process is left
+    in any node's namespace; a new submission completes what is missing, keeps the runs done
+    (not rerun) and duplicates nothing. The store's host column shows runs on every node."""
+    sweep = sweep_file(tmp_path, "cancel3", replications=6, delay=1.0)
+    results = tmp_path / "results"
+    store_dir = results / "cancel3"
+    job = submit_job(sweep, results)
+    _wait_until(lambda: done(store_dir) >= 6, JOB_TIMEOUT, "6 runs done")
+    subprocess.run(["scancel", job], check=True, timeout=30)
+    assert wait_state(job, {"CANCELLED", "COMPLETED"}, timeout=90) == "CANCELLED"
+    _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
+    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.parquet")}
+    assert 6 <= len(survivors) < 36
+    again = submit_job(sweep, results)
+    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    hosts = {host for *_, host in checked_rows(store_dir, 36)}
+    assert hosts == {"node1", "node2", "node3"}  # the jobs ran on every node
+    assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # kept, not redone
+    print(f"scancel: {len(survivors)} of 36 runs before, 36 after, duplicates 0")
+    _wait_until(nothing_of_the_job_left, 30, "no process of the second job in the nodes")
+
+
+def test_the_time_limit_then_resubmit(tmp_path):
+    """A job whose --time ends mid-sweep: the batch script gets SIGTERM a quarter of the limit
+    before it (--signal=B:TERM@15 for 1 minute) and tears Ray down as for scancel; a new
+    submission completes the sweep."""
+    sweep = sweep_file(tmp_path, "limit", replications=14, delay=2.0)  # ~56 s on 3 nodes
+    results = tmp_path / "results"
+    store_dir = results / "limit"
+    job = submit_job(sweep, results, "--time", "1")
+    state = wait_state(job, {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}, timeout=150)
+    output = (store_dir / "slurm" / f"{job}.out").read_text()
+    assert "SIGTERM (scancel or time limit)" in output and "Ray stopped" in output, output
+    assert state in {"FAILED", "TIMEOUT"}, state
+    _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
+    before = done(store_dir)
+    assert before < 84, "the sweep finished inside the limit: make it longer"
+    again = submit_job(sweep, results)
+    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    checked_rows(store_dir, 84)
+    print(f"time limit ({state}): {before} of 84 runs before, 84 after, duplicates 0")
+
+
+def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
+    """node1 fails (the batch script, the Ray head and the driver with it): the workers find
+    the head gone and cancel the job, saying why in its log, which `satsweep status` shows;
+    once node1 is back a new submission completes the sweep."""
+    sweep = sweep_file(tmp_path, "head", replications=6, delay=1.0)
+    results = tmp_path / "results"
+    store_dir = results / "head"
+    job = submit_job(sweep, results)
+    _wait_until(lambda: done(store_dir) >= 6, JOB_TIMEOUT, "6 runs done")
+    before = done(store_dir)
+    lose_node("satsweep-node1")
+    assert wait_state(job, {"CANCELLED", "COMPLETED", "FAILED", "NODE_FAIL"}, 120) == "CANCELLED"
+    output = (store_dir / "slurm" / f"{job}.out").read_text()
+    assert "error: the Ray head at 198.51.100.11:" in output and "is gone" in output, output
+    capsys.readouterr()
+    cli.main(["status", str(sweep), "--results", str(results)])
+    status = capsys.readouterr().out
+    assert f"Slurm job {job}" in status and "CANCELLED" in status and "is gone" in status
+    restart_lost_nodes()
+    _wait_until(nothing_of_the_job_left, 60, "no process of the job in the nodes")
+    again = submit_job(sweep, results)
+    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    checked_rows(store_dir, 36)
+    print(f"head node lost: {before} of 36 runs before, 36 after, duplicates 0")
