@@ -369,3 +369,13 @@ def test_a_precision_campaign_through_submit_gives_the_local_rounds(slurm, campa
     assert f"stopped at max = 12 replications {last}" in output, output[-3000:]
     assert campaign_rows(results) == local
     assert len(submit.recorded_jobs(load_design(design), results)) == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "seconds"),
+    [("90", 5400), ("1:30", 90), ("2:00:00", 7200), ("1-2", 93600), ("1-2:03", 93780),
+     ("1-0:0:5", 86405), ("infinite", None)],
+)  # fmt: skip
+def test_time_limits_in_seconds(limit, seconds):
+    """Slurm's time formats, for the SIGTERM lead of short limits (a quarter of one under 4 min)."""
+    assert submit.time_seconds(submit.check_time(limit)) == seconds
