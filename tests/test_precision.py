@@ -278,3 +278,25 @@ def test_a_campaign_killed_in_its_second_round_completes_from_the_store(tmp_path
     assert again.ok and again.rounds[0].design.replications > 3  # taken up, not restarted
     assert again.rounds[-1].design.replications == final_r
     assert rows(results) == rows(tmp_path / "whole")
+
+
+def test_a_campaign_switched_to_effects_keeps_every_run(tmp_path):
+    """A campaign over configurations, then the same study over effects: the factorial analysis
+    needs every configuration at the same r, so each is brought up to the most any has; no run
+    of the store is left out of runs.parquet."""
+    text = (
+        f"study: normal\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\n  sd: [0.25, 1.5]\n"
+        "replications: {min: 2, max: 6, until: {response: y, halfwidth: H}, over: O}\n"
+    )
+    design = tmp_path / "normal.yaml"
+    results = tmp_path / "results"
+    runs = results / "normal" / "runs.parquet"
+    design.write_text(text.replace("H", "0.5").replace("O", "configurations"))
+    first = sweep.run(load_design(design), cores=2, results=results)
+    assert not first.rounds[-1].design.balanced and first.rounds[-1].design.most_replications == 6
+    before = set(duckdb.sql(f"SELECT config_id, replication, y FROM '{runs}'").fetchall())
+    design.write_text(text.replace("H", "100").replace("O", "effects"))
+    again = sweep.run(load_design(design), cores=2, results=results)
+    assert again.ok and again.rounds[0].design.balanced and again.rounds[0].design.replications == 6
+    after = set(duckdb.sql(f"SELECT config_id, replication, y FROM '{runs}'").fetchall())
+    assert before < after and len(after) == 4 * 6

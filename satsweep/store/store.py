@@ -327,11 +327,15 @@ class Store:
         def within(r: object) -> int:
             return max(p.min, min(p.max, r)) if isinstance(r, int) else p.min
 
+        r = within(recorded.get("replications"))
         of = recorded.get("replications_of")
-        return design.with_replications(
-            within(recorded.get("replications")),
-            {cid: within(r) for cid, r in of.items()} if isinstance(of, dict) else None,
-        )
+        of = {cid: within(k) for cid, k in of.items()} if isinstance(of, dict) and of else {}
+        if of and p.over == "effects":  # was over configurations: balanced, no run left out
+            return design.with_replications(max(r, *of.values()))
+        if of:  # the configurations this design still has
+            ids = {c.config_id for c in design.iter_configurations()}
+            of = {cid: k for cid, k in of.items() if cid in ids}
+        return design.with_replications(r, of)
 
     def design(self) -> Design | None:
         """The design recorded in design.json, with the recorded program's description (the
