@@ -47,6 +47,16 @@ SLURM_SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 SLURM_DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
 
 
+def running_daemons() -> dict[str, list[str]]:
+    """Slurm and munge processes on this machine, by name (pgrep -x: exact process names)."""
+    found = {}
+    for name in SLURM_DAEMONS:
+        proc = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True)
+        if proc.stdout.split():
+            found[name] = proc.stdout.split()
+    return found
+
+
 def _local_cluster(*args: str, timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(SLURM_SCRIPT), *args], capture_output=True, text=True, timeout=timeout
@@ -69,11 +79,7 @@ def _slurm_session() -> Iterator[None]:
     yield
     stop = _local_cluster("stop", "--cancel-jobs", timeout=120)
     assert stop.returncode == 0, f"exit {stop.returncode}\n{stop.stdout}\n{stop.stderr}"
-    left = [
-        name
-        for name in SLURM_DAEMONS
-        if subprocess.run(["pgrep", "-x", name], capture_output=True).returncode == 0
-    ]
+    left = running_daemons()
     assert not left, f"left running after stop: {left}"
 
 

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from satsweep.workflow import run as sweep
+from tests.conftest import running_daemons
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 PROFILE = REPO / "ray_jobs" / "profiles" / "slurm"
 PARTITION = "debug"  # local-cluster.sh's default, and the profile's slurm_partition
-DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
 FINAL_STATES = {
     "COMPLETED",
     "FAILED",
@@ -47,16 +47,6 @@ def cluster(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedP
 
 def explain(proc: subprocess.CompletedProcess) -> str:
     return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-
-
-def running_daemons() -> dict[str, str]:
-    """Slurm and munge processes on this machine, by name (pgrep -x: exact process names)."""
-    found = {}
-    for name in DAEMONS:
-        proc = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True)
-        if proc.stdout.strip():
-            found[name] = proc.stdout.split()
-    return found
 
 
 def wait_job(job_id: str, timeout: float = 60) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SLURM_DAEMONS, SLURM_SCRIPT
+from tests.conftest import SLURM_SCRIPT, running_daemons
 
 STATE = Path(os.environ.get("SATSWEEP_SLURM_STATE", "/tmp/satsweep-slurm"))
 NODES = ("node1", "node2", "node3")
@@ -56,15 +56,6 @@ def links() -> set[str]:
     return set(names)
 
 
-def daemons() -> dict[str, list[str]]:
-    found = {}
-    for name in SLURM_DAEMONS:
-        proc = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True)
-        if proc.stdout.split():
-            found[name] = proc.stdout.split()
-    return found
-
-
 def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists()
 
@@ -88,7 +79,7 @@ def stop_and_check_nothing_left(before_netns: set[str], before_links: set[str]) 
     assert not {n for n in links() if OURS.match(n)}, links()
     assert netns() == before_netns
     assert links() == before_links
-    assert daemons() == {}, daemons()
+    assert running_daemons() == {}, running_daemons()
     assert not [k for k, pid in pids.items() if alive(pid)], pids
     assert not (STATE / "made").exists()
     return seconds
