@@ -3,8 +3,24 @@
 # Python dependencies, then the simulation programs of sim/ (satnet, ...) built with CMake
 # against that wheel and installed into .venv/libexec/satsweep.
 # No root needed. Idempotent: a rerun only does what changed.
+#
+#   ./setup.sh [--with-omnetpp]
+#
+# --with-omnetpp also builds the optional OMNeT++/INET engine from its release tarballs into a
+# cache, or takes an existing installation (omnetpp/build.sh says how; omnetpp/README.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
+
+with_omnetpp=0
+for arg in "$@"; do
+  case $arg in
+    --with-omnetpp) with_omnetpp=1 ;;
+    *)
+      printf '[setup] error: unknown option %s; allowed: --with-omnetpp\n' "$arg" >&2
+      exit 2
+      ;;
+  esac
+done
 
 PYTHON=${PYTHON:-python3}
 NS3_WHEEL="ns3==3.44.post0"
@@ -59,4 +75,8 @@ cmake --build sim/build --parallel "$(nproc)" >&2
 # Into .venv/libexec/satsweep/, where a design's `program: satnet` is looked up
 # (docs/engine-contract.md).
 cmake --install sim/build --prefix .venv >/dev/null
+if [ "$with_omnetpp" -eq 1 ]; then
+  # The trees to use, for the OMNeT++ programs and tests: .venv/omnetpp.env.
+  omnetpp/build.sh .venv/omnetpp.env
+fi
 log "done: .venv/bin/satsweep, programs in .venv/libexec/satsweep: $(ls .venv/libexec/satsweep)"
