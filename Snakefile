@@ -19,8 +19,7 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in the defaults
 DESIGN = load_design(config["sweep"], max_runs=None)
 STORE = Store.of(DESIGN, config["results"])
 DESIGN = STORE.bind(DESIGN)  # an existing store keeps its run numbers (streams)
-if DESIGN.precision is not None:  # the round of a campaign that satsweep run recorded last
-    DESIGN = STORE.round(DESIGN)
+DESIGN = STORE.round(DESIGN)  # a precision campaign: the round satsweep run recorded last
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,

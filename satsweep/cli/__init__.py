@@ -390,8 +390,7 @@ def _plan(args: argparse.Namespace) -> int:
     if design is None:
         return 2
     store = Store.of(design, args.results)
-    if design.precision is not None:  # the campaign's round so far
-        design = store.round(design)
+    design = store.round(design)  # a precision campaign: its round so far
     state = store.state(design)
     done = collections.Counter(r.config_id for r in state.done)
     table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
@@ -452,8 +451,7 @@ def _status(args: argparse.Namespace) -> int:
     if design is None:
         return 2
     store = Store.of(design, args.results)
-    if design.precision is not None:
-        design = store.round(design)
+    design = store.round(design)  # a precision campaign: its last round
     state = store.state(design, deep=args.verify)
     console = Console()
     if design.precision is not None:

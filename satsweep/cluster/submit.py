@@ -347,7 +347,7 @@ def submit(
     _check_not_running(design, results_path)
 
     # Everything checked: now write and submit (a campaign keeps the round it recorded).
-    store.record(store.round(design) if design.precision is not None else design)
+    store.record(store.round(design))
     job_root = slurm_dir(design, results_path)
     job_root.mkdir(parents=True, exist_ok=True)
     script = job_root / BATCH_SCRIPT.name

@@ -750,7 +750,7 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         lines = [f"{path}: {field}: {message}" for field, message in problems]
         raise DesignError("\n".join(dict.fromkeys(lines))) from None
     if max_runs is not None and design.most_runs > max_runs:
-        most = design.precision.max if design.precision is not None else design.replications
+        most = design.most_runs // design.n_configurations
         raise DesignError(
             f"{path}: {design.n_configurations} configurations x "
             f"{'up to ' if design.precision is not None else ''}{most} replications = "

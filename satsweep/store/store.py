@@ -103,10 +103,7 @@ class State:
     @property
     def n_missing(self) -> int:
         """Runs never run (or whose files were removed): no record, no run row, no failure."""
-        return sum(
-            self.design.replications_for(config.config_id) - len(self.incomplete[config.index])
-            for config in self.incomplete_configurations()
-        )
+        return self.total - len(self.done) - len(self.failed) - len(self.damaged)
 
     def incomplete_configurations(self) -> Iterator[Configuration]:
         """The configurations with a run not done."""
@@ -317,11 +314,11 @@ class Store:
     def round(self, design: Design) -> Design:
         """A precision campaign's ``design`` at the round this store recorded last (design.json:
         its r and, over configurations, the configurations' own), within min..max; at min for
-        a store without one. Where `satsweep run` left a campaign, the Snakefile, its jobs and
-        `satsweep status` take it up."""
+        a store without one; any other design as it is. Where `satsweep run` left a campaign,
+        the Snakefile, its jobs, `plan`, `status` and `submit` take it up."""
         p = design.precision
         if p is None:
-            raise ValueError(f"study {design.study} asks for no precision")
+            return design
         recorded = (self.recorded() or {}).get("design", {})
 
         def within(r: object) -> int:

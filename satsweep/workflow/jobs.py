@@ -149,8 +149,7 @@ def collect(sweep: str, compaction: str) -> int:
     (``<store>/compaction.json``) is written last."""
     store = Store(Path(compaction).parent)
     design = store.bind(load_design(sweep, max_runs=None))
-    if design.precision is not None:  # the round as `satsweep run` recorded it
-        design = store.round(design)
+    design = store.round(design)  # a precision campaign: the round `satsweep run` recorded
     try:
         n = store.collect(design, warn=_say)
     except OSError as e:  # a full disk: the previous tables stay as they were
