@@ -4,8 +4,8 @@
 #
 #   ray-worker.sh RAY ADDRESS TEMP_DIR LOG [ray start options ...]
 #
-# If `ray start` ends by itself instead and the head no longer answers, the head is gone (Ray
-# stops a worker node that has lost the head's GCS), and with it the job's first node: the batch script, the driver and the head.
+# If the head stops answering instead (this script connects to its port every few seconds),
+# the head is gone, and with it the job's first node: the batch script, the driver and the head.
 # Slurm does not end a job whose batch node failed when it runs with --no-kill (which satsweep
 # submit asks for, so that losing another node does not end the job), so this script says why
 # in the job's log LOG and cancels the job; the runs finished stay in the store and a new
@@ -24,19 +24,34 @@ stopped() {
 }
 trap stopped TERM INT
 
+# Whether the head's GCS port answers (a refused or timed-out connect: it does not).
+head_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/${ADDRESS%:*}/${ADDRESS##*:}" 2>/dev/null; }
+
 "$RAY" start --address="$ADDRESS" --temp-dir="$TEMP_DIR" "$@" &
 RAY_PID=$!
-wait "$RAY_PID"
-code=$?
-RAY_PID=""
-# A head that still answers: only this worker failed; the job goes on without it.
-if timeout 5 bash -c "exec 3<>/dev/tcp/${ADDRESS%:*}/${ADDRESS##*:}" 2>/dev/null; then
-  echo "ray start on $(hostname) ended with $code; the head at $ADDRESS still answers" >&2
-  exit 1
+# Watch the head ourselves: Ray's own worker node may keep waiting for a lost head for minutes.
+# The head is gone after MISSES failed connects CHECK_S apart; sleeping in the background keeps
+# the TERM trap prompt.
+CHECK_S=5
+MISSES=3
+misses=0
+while kill -0 "$RAY_PID" 2>/dev/null && [ "$misses" -lt "$MISSES" ]; do
+  sleep "$CHECK_S" &
+  wait $!
+  if head_answers; then misses=0; else misses=$((misses + 1)); fi
+done
+if [ "$misses" -lt "$MISSES" ] && head_answers; then
+  wait "$RAY_PID"
+  echo "ray start on $(hostname) ended with $?; the head at $ADDRESS still answers" >&2
+  exit 1  # only this worker failed; the job goes on without it
 fi
-message="error: the Ray head at $ADDRESS is gone (ray start on $(hostname) ended with $code):"
-message+=" the job's first node, which ran the head and the driver, failed or was stopped;"
-message+=" cancelling job ${SLURM_JOB_ID:-?}; the finished runs are in the store: submit again"
+kill -TERM "$RAY_PID" 2>/dev/null
+wait "$RAY_PID"
+RAY_PID=""
+message="error: the Ray head at $ADDRESS is gone (no answer from $(hostname) for about"
+message+=" $((CHECK_S * MISSES)) s): the job's first node, which ran the head and the driver,"
+message+=" failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the finished runs are in"
+message+=" the store: submit again"
 printf '[ray-cluster %s] %s\n' "$(date +%H:%M:%S)" "$message" | tee -a "$LOG" >&2
 [ -z "${SLURM_JOB_ID:-}" ] || scancel "$SLURM_JOB_ID"
 exit 1
