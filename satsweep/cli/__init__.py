@@ -71,7 +71,7 @@ def _simulate(args: argparse.Namespace) -> int:
         _error("simulate", "flags take the form --name=value")
         return 2
     try:
-        program = Program.find(args.program, Path.cwd())
+        program = Program.find(args.program, Path.cwd(), args.ini, args.config)
     except (ProgramError, OSError) as e:
         _error("simulate", f"program: {e}")
         return 2
@@ -784,8 +784,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--describe lists them); --run=R picks the random stream (default 1).",
     )
     simulate.add_argument(
-        "program", help="a program built by this project (e.g. satnet) or a path to one"
+        "program",
+        help="a program built by this project (e.g. satnet), a path to one, or omnetpp (with "
+        "--ini and --config)",
     )
+    simulate.add_argument("--ini", help="with omnetpp: the study's ini file (docs/omnetpp.md)")
+    simulate.add_argument("--config", help="with omnetpp: a configuration of the ini file")
     simulate.add_argument("--json", action="store_true", help="print the whole JSON result")
     simulate.set_defaults(func=_simulate)
     _add_analyze(commands)

@@ -187,6 +187,9 @@ class Design(BaseModel):
     study: str = Field(pattern=STUDY_PATTERN, max_length=100)
     description: str = ""
     program: str = Field(min_length=1)
+    # program: omnetpp: the ini file (relative to the design file) and its configuration
+    ini: str | None = Field(default=None, min_length=1)
+    config: str | None = Field(default=None, min_length=1)
     factors: dict[str, list[Level]] = Field(min_length=1)
     fixed: dict[str, Level] = Field(default_factory=dict)
     replications: int = Field(ge=1, le=MAX_REPLICATIONS)
@@ -309,6 +312,19 @@ class Design(BaseModel):
         With ``streams: 2`` distinct configurations have distinct streams by construction, so
         only config_ids are compared (memory grows with the configurations); with
         ``streams: 1`` every run number is."""
+        stream = self._executable.stream if self._executable is not None else None
+        if stream is not None:  # the program's own streams are fewer: each run's is checked
+            taken: dict[int, Run] = {}
+            for run in self.runs():
+                other = taken.setdefault(stream(run.run), run)
+                if other is not run:
+                    return (
+                        f"runs {other.config_id}/r{other.replication} and {run.config_id}/r"
+                        f"{run.replication} would get the same random stream of "
+                        f"{self.executable.name} (run numbers {other.run} and {run.run}); "
+                        "allowed: another base_seed"
+                    )
+            return None
         if self.streams == 2:
             seen: dict[str, int] = {}
             for config in self.iter_configurations():
@@ -340,8 +356,13 @@ class Design(BaseModel):
 
     def resolved(self) -> dict[str, Any]:
         """The design as the store records it: every field, defaults filled in (the program as
-        the file names it; the store records its path and hash beside it)."""
-        return self.model_dump(mode="json")
+        the file names it; the store records its path and hash beside it). ``ini`` and
+        ``config`` appear only when set, so designs of other programs hash as they always did."""
+        resolved = self.model_dump(mode="json")
+        for key in ("ini", "config"):
+            if resolved[key] is None:
+                del resolved[key]
+        return resolved
 
     def sha256(self) -> str:
         """The hash of :meth:`resolved` as canonical JSON: the same design file gives the same
@@ -461,8 +482,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 _FIELD_HELP = {
     "study": "a name of letters, digits, '.', '_', '-' (it names results/<study>/)",
     "description": "text",
-    "program": "a program built by this project (e.g. satnet) or a path to an executable "
-    "honouring the engine contract, relative to the sweep file",
+    "program": "a program built by this project (e.g. satnet), a path to an executable "
+    "honouring the engine contract, relative to the sweep file, or omnetpp (with ini and "
+    "config)",
+    "ini": "with program: omnetpp, the study's OMNeT++ ini file, relative to the sweep file "
+    "(docs/omnetpp.md)",
+    "config": "with program: omnetpp, a configuration of the ini file (default General)",
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "fixed": "a mapping of parameter -> one value",
     "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "
@@ -730,7 +755,11 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     program = None
     if isinstance(raw.get("program"), str) and raw["program"]:
         try:
-            program = Program.find(raw["program"], path.absolute().parent)
+            program = Program.find(
+                raw["program"],
+                path.absolute().parent,
+                **{k: raw[k] for k in ("ini", "config") if isinstance(raw.get(k), str)},
+            )
         except ProgramError as e:
             problems.append(("program", str(e)))
         except OSError as e:

@@ -9,8 +9,9 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -89,11 +90,11 @@ def _is_script(path: Path) -> bool:
 
 
 @cache
-def _description(path: Path, sha256: str) -> Description:
-    """``--describe`` of the binary with this hash: from the cache, else asked and cached. A
-    script is asked once per process instead: a wrapper's own hash stays the same when the
-    program it runs is rebuilt."""
-    cached = None if _is_script(path) else _cache_dir() / f"{sha256}.json"
+def _description(path: Path, sha256: str, args: tuple[str, ...] = ()) -> Description:
+    """``--describe`` of the binary with this hash (given ``args`` first): from the cache, else
+    asked and cached. A script is asked once per process instead: a wrapper's own hash stays
+    the same when the program it runs is rebuilt."""
+    cached = None if _is_script(path) or args else _cache_dir() / f"{sha256}.json"
     try:
         if cached is not None:
             return Description.model_validate_json(cached.read_bytes())
@@ -101,7 +102,7 @@ def _description(path: Path, sha256: str) -> Description:
         pass
     try:
         proc = subprocess.run(
-            [str(path), "--describe"], capture_output=True, timeout=DESCRIBE_TIMEOUT_S
+            [str(path), *args, "--describe"], capture_output=True, timeout=DESCRIBE_TIMEOUT_S
         )
     except (OSError, subprocess.SubprocessError) as e:
         raise ProgramError(f"{path} --describe: cannot run it: {e}") from None
@@ -140,6 +141,11 @@ class Program:
     path: Path
     sha256: str
     description: Description
+    #: arguments every call starts with (an adapter's study: ``--ini=... --config=...``)
+    args: tuple[str, ...] = ()
+    #: the random stream a run number selects, for a program with fewer streams than run
+    #: numbers (OMNeT++'s seed sets); None: each run number is its own stream
+    stream: Callable[[int], int] | None = None
 
     @classmethod
     def at(cls, path: Path) -> Program:
@@ -150,10 +156,42 @@ class Program:
         return cls(path, sha256, _description(path, sha256))
 
     @classmethod
-    def find(cls, spec: str, base: Path) -> Program:
+    def omnetpp(cls, ini: Path, config: str) -> Program:
+        """An OMNeT++ study (an ini file and one of its configurations) under the contract,
+        through the adapter ``satsweep-omnetpp`` (:mod:`satsweep.engine.omnetpp`); its hash
+        covers the ini, the declaration, the libraries and the NED files."""
+        from satsweep.engine.omnetpp import COMMAND, OmnetppError, OmnetppStudy, seed_set
+
+        try:
+            study = OmnetppStudy(ini, config)
+        except OmnetppError as e:
+            raise ProgramError(str(e)) from None
+        adapter = Path(sysconfig.get_path("scripts")) / COMMAND
+        if not adapter.is_file():
+            raise ProgramError(f"{adapter}: the OMNeT++ adapter is missing; ./setup.sh installs it")
+        args = (f"--ini={study.ini}", f"--config={study.config}")
+        description = _description(adapter, study.sha256, args)
+        return cls(adapter, study.sha256, description, args, seed_set)
+
+    @classmethod
+    def find(
+        cls, spec: str, base: Path, ini: str | None = None, config: str | None = None
+    ) -> Program:
         """The program a design names: a path (it has a ``/``; relative to ``base``, the
-        design file's directory) or the name of a program built by this project
-        (:func:`program_dirs`). Raises ProgramError saying what is allowed."""
+        design file's directory), the name of a program built by this project
+        (:func:`program_dirs`), or ``omnetpp`` with an ``ini`` file (relative to ``base``) and
+        its ``config``. Raises ProgramError saying what is allowed."""
+        from satsweep.engine.omnetpp import ENGINE
+
+        if spec == ENGINE:
+            if ini is None:
+                raise ProgramError(
+                    f"'{ENGINE}' needs ini: (an OMNeT++ ini file, relative to the sweep file) "
+                    "and config: (one of its configurations)"
+                )
+            return cls.omnetpp(base / ini, config or "General")
+        if ini is not None or config is not None:
+            raise ProgramError(f"ini: and config: are for program: {ENGINE} only")
         if "/" in spec:
             path = (base / spec).absolute()
             if not path.is_file():
@@ -191,7 +229,7 @@ class Program:
 
     def command(self, params: Mapping[str, object], run: int | str, out: Path) -> list[str]:
         """The command line of one run: the parameters, ``--run`` and ``--out``."""
-        return [str(self.path), *flags(params), f"--run={run}", f"--out={out}"]
+        return [str(self.path), *self.args, *flags(params), f"--run={run}", f"--out={out}"]
 
     def run(
         self, params: Mapping[str, object], run: int | str, out: Path | None = None
