@@ -78,5 +78,7 @@ cmake --install sim/build --prefix .venv >/dev/null
 if [ "$with_omnetpp" -eq 1 ]; then
   # The trees to use, for the OMNeT++ programs and tests: .venv/omnetpp.env.
   omnetpp/build.sh .venv/omnetpp.env
+  # The goyal98 model on that engine (incremental; omnetpp/goyal98/README.md).
+  omnetpp/goyal98/build.sh .venv/omnetpp.env
 fi
 log "done: .venv/bin/satsweep, programs in .venv/libexec/satsweep: $(ls .venv/libexec/satsweep)"
