@@ -27,17 +27,19 @@ TARGETS = {"wan": 60.0, "meo": 8.0, "geo": 8.0}
 MEMORY_TARGET_MB = 200.0
 
 
-def measure(flags: dict[str, object]) -> dict[str, float]:
-    """Runs satnet once; returns wall seconds, events and peak RSS (MB) of the process."""
+def measure(flags: dict[str, object], program: Program | None = None) -> dict[str, float]:
+    """Runs ``program`` (default satnet) once; returns wall seconds, events and peak RSS (MB)
+    of the process, efficiency and fairness."""
+    program = program or Program.find("satnet", REPO)
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "result.json"
-        command = Program.find("satnet", REPO).command(flags, 1, out)
+        command = program.command(flags, 1, out)
         start = time.perf_counter()
         proc = subprocess.Popen(command, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"satnet failed: {proc.stderr.read().decode()}")
+            raise SystemExit(f"{program.name} failed: {proc.stderr.read().decode()}")
         summary = json.loads(out.read_text())["summary"]
     return {
         "wall_s": wall,
@@ -45,6 +47,7 @@ def measure(flags: dict[str, object]) -> dict[str, float]:
         "events_per_s": summary["events"] / wall,
         "peak_rss_mb": usage.ru_maxrss / 1024,
         "efficiency": summary["efficiency"],
+        "fairness": summary["fairness"],
     }
 
 

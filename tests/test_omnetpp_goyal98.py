@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from scipy.stats import t
 
 from satsweep.design import load_design
 from satsweep.engine import Program
@@ -103,26 +104,35 @@ def test_a_small_buffer_drops_by_the_policy(goyal98, drop):
     assert s["retransmissions"] > 0 and s["efficiency"] > 0.5
 
 
-def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
-    """goyal98 (WWW load) through `satsweep run` on OMNeT++: the store holds every run with
-    the resolved parameters, and `satsweep analyze` gives the effects."""
-    design = tmp_path / "goyal98-tiny.yaml"
-    design.write_text(
-        f"study: goyal98-tiny\nprogram: omnetpp\nini: {INI}\nconfig: Goyal98\n"
-        "factors: {flavor: [reno, sack], drop: [epd, sd]}\n"
-        "fixed: {clients: 4, simTime: 12, bufferCells: 60}\nreplications: 2\n"
-        "analysis: {responses: [efficiency, fairness]}\n"
-    )
-    results = tmp_path / "results"
+#: a tiny goyal98 design without its program: the same body runs on either engine
+TINY = (
+    "factors: {flavor: [reno, sack], drop: [epd, sd]}\n"
+    "fixed: {clients: 4, simTime: 12, bufferCells: 60}\nreplications: 2\n"
+    "analysis: {responses: [efficiency, fairness]}\n"
+)
+
+
+def run_study(tmp_path: Path, study: str, program: str) -> Path:
+    """Writes the tiny design for ``program`` and runs it through `satsweep run`; returns
+    the store's run table."""
+    design = tmp_path / f"{study}.yaml"
+    design.write_text(f"study: {study}\n{program}{TINY}")
     proc = subprocess.run(
-        [str(SATSWEEP), "run", str(design), "--results", str(results)],
+        [str(SATSWEEP), "run", str(design), "--results", str(tmp_path / "results")],
         capture_output=True,
         text=True,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return tmp_path / "results" / study / "runs.parquet"
+
+
+def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
+    """goyal98 (WWW load) through `satsweep run` on OMNeT++: the store holds every run with
+    the resolved parameters, and `satsweep analyze` gives the effects."""
+    runs = run_study(tmp_path, "goyal98-tiny", f"program: omnetpp\nini: {INI}\nconfig: Goyal98\n")
     rows = duckdb.sql(
         f'SELECT flavor, "drop", replication, efficiency, fairness, offered_bps, mss, '
-        f"bufferRtt FROM '{results}/goyal98-tiny/runs.parquet' ORDER BY ALL"
+        f"bufferRtt FROM '{runs}' ORDER BY ALL"
     ).fetchall()
     assert len(rows) == 8
     assert {(r[0], r[1]) for r in rows} == {(f, d) for f in ("reno", "sack") for d in ("epd", "sd")}
@@ -131,9 +141,42 @@ def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
         assert 0 < e < 0.5 and 0 < f <= 1 and offered > 0
         assert (mss, buffer_rtt) == (1024, 0)  # resolved: the link's MSS; bufferCells given
     analyzed = subprocess.run(
-        [str(SATSWEEP), "analyze", "goyal98-tiny", "--results", str(results)],
+        [str(SATSWEEP), "analyze", "goyal98-tiny", "--results", str(tmp_path / "results")],
         capture_output=True,
         text=True,
     )
     assert analyzed.returncode == 0, analyzed.stderr
     assert "flavor" in analyzed.stdout and "efficiency" in analyzed.stdout
+
+
+def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
+    """The tiny design on both engines, compared by analysis/goyal98-engines*.sql as
+    omnetpp/README.md runs them: one row per configuration, one per workload."""
+    omnetpp = run_study(
+        tmp_path, "tiny-omnetpp", f"program: omnetpp\nini: {INI}\nconfig: Goyal98\n"
+    )
+    ns3 = run_study(tmp_path, "tiny-ns3", "program: satnet\n")
+    tables = {}
+    for name, dof in (("goyal98-engines", 2), ("goyal98-engines-overall", 3)):
+        con = duckdb.connect()
+        con.execute("SET VARIABLE ns3_runs = ?", [str(ns3)])
+        con.execute("SET VARIABLE omnetpp_runs = ?", [str(omnetpp)])
+        con.execute("SET VARIABLE t_quantile = ?", [float(t.ppf(0.95, dof))])
+        tables[name] = con.sql((REPO / "analysis" / f"{name}.sql").read_text()).fetchall()
+    cells = tables["goyal98-engines"]
+    # one row per flavor x drop, against satnet's default sender
+    assert sorted((r[1], r[2], r[3]) for r in cells) == [
+        (f, d, "ns-3 ns2") for f in ("reno", "sack") for d in ("epd", "sd")
+    ]
+    e_omnetpp = duckdb.sql(
+        f"SELECT avg(efficiency) FROM '{omnetpp}' WHERE flavor = 'reno' AND \"drop\" = 'epd'"
+    ).fetchone()[0]
+    for workload, flavor, drop, _, n_o, n_s, e_o, e_s, e_diff, e_hw, e_agree, *_ in cells:
+        assert (workload, n_o, n_s) == ("www", 2, 2)
+        assert e_diff == pytest.approx(e_o - e_s, abs=2e-4) and e_hw >= 0
+        assert e_agree == ("exact" if e_hw == 0 else "yes" if abs(e_diff) <= e_hw else "no")
+        if (flavor, drop) == ("reno", "epd"):
+            assert e_o == round(e_omnetpp, 4)
+    (overall,) = tables["goyal98-engines-overall"]
+    assert overall[:3] == ("www", "ns-3 ns2", 4)
+    assert overall[3] == pytest.approx(sum(r[8] for r in cells) / 4, abs=2e-4)

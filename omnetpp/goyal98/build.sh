@@ -22,7 +22,8 @@ cd "$HERE/src"
 # The Makefile is generated every time (--deep lists the sources found now); objects do not
 # depend on it, so unchanged sources are not compiled again.
 opp_makemake --make-so -f --deep -o goyal98 -O ../out/obj \
-  -KINET_PROJ="$INET_ROOT" -DINET_IMPORT -I"$INET_ROOT/src" -L"$INET_ROOT/src" -lINET \
+  -KINET_PROJ="$INET_ROOT" -DINET_IMPORT -I"$INET_ROOT/src" -I"$HERE/../../sim" \
+  -L"$INET_ROOT/src" -lINET \
   >/dev/null || die "opp_makemake failed"
 make MODE=release -j2 || die "make failed"
 # opp_makemake puts the library beside the Makefile (src/libgoyal98.so): copy it to the
