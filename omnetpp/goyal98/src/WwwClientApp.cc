@@ -1,5 +1,7 @@
 #include "WwwClientApp.h"
 
+#include "AppSocket.h"
+
 #include "inet/common/ModuleAccess.h"
 #include "inet/common/Simsignals.h"
 #include "inet/common/packet/chunk/ByteCountChunk.h"
@@ -94,27 +96,7 @@ void WwwClientApp::handleStartOperation(LifecycleOperation *operation)
 
 void WwwClientApp::start()
 {
-    const char *localAddress = par("localAddress");
-    socket.renewSocket();
-    socket.bind(*localAddress ? L3AddressResolver().resolve(localAddress) : L3Address(), par("localPort"));
-    const int timeToLive = par("timeToLive");
-    if (timeToLive != -1)
-        socket.setTimeToLive(timeToLive);
-    const int dscp = par("dscp");
-    if (dscp != -1)
-        socket.setDscp(dscp);
-    const int tos = par("tos");
-    if (tos != -1)
-        socket.setTos(tos);
-
-    const char *connectAddress = par("connectAddress");
-    const int connectPort = par("connectPort");
-    L3Address destination;
-    L3AddressResolver().tryResolve(connectAddress, destination);
-    if (destination.isUnspecified())
-        throw cRuntimeError("cannot resolve connectAddress \"%s\"", connectAddress);
-    EV_INFO << "connecting to " << connectAddress << " (" << destination << ") port " << connectPort << endl;
-    socket.connect(destination, connectPort);
+    connectAppSocket(this, socket);
 
     // One draw whatever randomStartPhase says keeps the later draws of the run aligned (ns-3).
     const simtime_t drawn = pagePeriod * getRNG(0)->doubleRand();

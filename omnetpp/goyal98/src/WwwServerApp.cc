@@ -1,5 +1,7 @@
 #include "WwwServerApp.h"
 
+#include "AppSocket.h"
+
 #include "inet/common/ModuleAccess.h"
 #include "inet/common/Simsignals.h"
 #include "inet/common/packet/chunk/ByteCountChunk.h"
@@ -83,27 +85,7 @@ void WwwServerApp::handleStartOperation(LifecycleOperation *operation)
 
 void WwwServerApp::startBulk()
 {
-    TcpSocket& s = listener;
-    const char *localAddress = par("localAddress");
-    s.renewSocket();
-    s.bind(*localAddress ? L3AddressResolver().resolve(localAddress) : L3Address(), par("localPort"));
-    const int timeToLive = par("timeToLive");
-    if (timeToLive != -1)
-        s.setTimeToLive(timeToLive);
-    const int dscp = par("dscp");
-    if (dscp != -1)
-        s.setDscp(dscp);
-    const int tos = par("tos");
-    if (tos != -1)
-        s.setTos(tos);
-    const char *connectAddress = par("connectAddress");
-    const int connectPort = par("connectPort");
-    L3Address destination;
-    L3AddressResolver().tryResolve(connectAddress, destination);
-    if (destination.isUnspecified())
-        throw cRuntimeError("cannot resolve connectAddress \"%s\"", connectAddress);
-    EV_INFO << "bulk: connecting to " << connectAddress << " (" << destination << ") port " << connectPort << endl;
-    s.connect(destination, connectPort);
+    connectAppSocket(this, listener);
 
     // TCP tells us (TCP_I_SEND_MSG) when its send queue falls to bulkQueueBytes - MSS or below,
     // once it has been above bulkQueueBytes. It only looks when it sends a segment, so it must
@@ -112,7 +94,7 @@ void WwwServerApp::startBulk()
     auto *command = new TcpCommand();
     command->setUserId(static_cast<int>(bulkQueueBytes));
     request->setControlInfo(command);
-    s.sendCommand(request);
+    listener.sendCommand(request);
     // Queued until the handshake completes, as BulkSendApplication's first sends.
     send(2 * bulkQueueBytes, "bulk");
 }
