@@ -18,27 +18,6 @@ namespace ns3
 // No NS_LOG here: inside a Queue<Packet> subclass the macros resolve to the base's private g_log.
 NS_OBJECT_ENSURE_REGISTERED(AtmCellQueue);
 
-std::string
-ToString(AtmDropReason reason)
-{
-    switch (reason)
-    {
-    case AtmDropReason::EPD_THRESHOLD:
-        return "epd";
-    case AtmDropReason::SD_SHARE:
-        return "sd";
-    case AtmDropReason::BUFFER_FULL:
-        return "full";
-    case AtmDropReason::PARTIAL:
-        return "partial";
-    case AtmDropReason::TAIL_DROP:
-        return "tail";
-    case AtmDropReason::COUNT:
-        break;
-    }
-    return "unknown";
-}
-
 TypeId
 AtmCellQueue::GetTypeId()
 {
@@ -167,26 +146,6 @@ uint64_t
 AtmCellQueue::GetDroppedCells(AtmDropReason reason) const
 {
     return m_drops.GetCells(reason);
-}
-
-bool
-AtmAdmitsNewFrame(const AtmAdmission& state, AtmDropReason& reason)
-{
-    const double threshold = state.epdThreshold * state.maxCells;
-    switch (state.policy)
-    {
-    case AtmDropPolicy::TAIL:
-        return true;
-    case AtmDropPolicy::EPD:
-        reason = AtmDropReason::EPD_THRESHOLD;
-        return state.cells <= threshold;
-    case AtmDropPolicy::SD:
-        reason = AtmDropReason::SD_SHARE;
-        // Na >= 1 whenever X > R > 0, so the share is well defined where it is used.
-        return state.cells <= threshold ||
-               state.vcCells <= state.sdZ * static_cast<double>(state.cells) / state.activeVcs;
-    }
-    return true;
 }
 
 bool

@@ -1,9 +1,15 @@
 /*
  * Per-run metrics of the WWW study: efficiency, max-min fair shares and the fairness index.
+ * Plain C++ (no ns-3): the OMNeT++ model (omnetpp/goyal98/) computes its metrics with the same
+ * code. Bad input (negative values, sizes that differ) throws std::invalid_argument.
  */
 #ifndef SATNET_FAIRNESS_METRICS_H
 #define SATNET_FAIRNESS_METRICS_H
 
+#include <cstddef>
+#include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -22,7 +28,55 @@ namespace ns3
  * @param demands demand S_i of each server
  * @return e_i for each server, in the order of @p demands (empty for empty input)
  */
-std::vector<double> MaxMinFairShares(double capacity, const std::vector<double>& demands);
+inline std::vector<double>
+MaxMinFairShares(double capacity, const std::vector<double>& demands)
+{
+    if (capacity < 0)
+    {
+        throw std::invalid_argument("negative capacity " + std::to_string(capacity));
+    }
+    for (double d : demands)
+    {
+        if (d < 0)
+        {
+            throw std::invalid_argument("negative demand " + std::to_string(d));
+        }
+    }
+    std::vector<double> shares(demands.size(), 0.0);
+    std::vector<bool> settled(demands.size(), false);
+    double left = capacity;
+    std::size_t serversLeft = demands.size();
+    bool someoneLeft = true;
+    while (serversLeft > 0 && someoneLeft)
+    {
+        // Everyone below the share of this round leaves at once, as the definition says.
+        const double share = left / serversLeft;
+        someoneLeft = false;
+        for (std::size_t i = 0; i < demands.size(); ++i)
+        {
+            if (!settled[i] && demands[i] < share)
+            {
+                shares[i] = demands[i];
+                settled[i] = true;
+                left -= demands[i];
+                --serversLeft;
+                someoneLeft = true;
+            }
+        }
+    }
+    if (serversLeft > 0)
+    {
+        const double share = left / serversLeft;
+        for (std::size_t i = 0; i < demands.size(); ++i)
+        {
+            if (!settled[i])
+            {
+                shares[i] = share;
+            }
+        }
+    }
+    return shares;
+}
 
 /**
  * @brief Fairness index F = (sum r_i)^2 / (N * sum r_i^2) with r_i = x_i / e_i.
@@ -36,7 +90,40 @@ std::vector<double> MaxMinFairShares(double capacity, const std::vector<double>&
  * @param fairShare e_i of each connection, as from MaxMinFairShares
  * @return F in (0, 1]
  */
-double FairnessIndex(const std::vector<double>& throughput, const std::vector<double>& fairShare);
+inline double
+FairnessIndex(const std::vector<double>& throughput, const std::vector<double>& fairShare)
+{
+    if (throughput.size() != fairShare.size())
+    {
+        throw std::invalid_argument("throughput and fair share sizes differ: " +
+                                    std::to_string(throughput.size()) + " vs " +
+                                    std::to_string(fairShare.size()));
+    }
+    double sum = 0;
+    double sumSquares = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < throughput.size(); ++i)
+    {
+        if (throughput[i] < 0 || fairShare[i] < 0)
+        {
+            throw std::invalid_argument("negative throughput or fair share at " +
+                                        std::to_string(i));
+        }
+        if (fairShare[i] == 0)
+        {
+            continue;
+        }
+        const double ratio = throughput[i] / fairShare[i];
+        sum += ratio;
+        sumSquares += ratio * ratio;
+        ++n;
+    }
+    if (sumSquares == 0)
+    {
+        return 1.0;
+    }
+    return sum * sum / (n * sumSquares);
+}
 
 /**
  * @brief Efficiency E = sum(x_i) / C.
@@ -45,7 +132,15 @@ double FairnessIndex(const std::vector<double>& throughput, const std::vector<do
  * @param capacity C, in the unit of @p throughput, positive
  * @return E
  */
-double Efficiency(const std::vector<double>& throughput, double capacity);
+inline double
+Efficiency(const std::vector<double>& throughput, double capacity)
+{
+    if (capacity <= 0)
+    {
+        throw std::invalid_argument("capacity must be positive, got " + std::to_string(capacity));
+    }
+    return std::accumulate(throughput.begin(), throughput.end(), 0.0) / capacity;
+}
 
 } // namespace ns3
 

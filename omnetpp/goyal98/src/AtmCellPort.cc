@@ -92,7 +92,7 @@ void AtmCellPort::begin(AtmFrame *frame)
         const uint32_t cells = static_cast<uint32_t>(buffer_.size());
         const bool sd = policy_ == AtmDropPolicy::SD;
         AtmDropReason reason = AtmDropReason::BUFFER_FULL;
-        const bool admitted = atmAdmitsNewFrame(
+        const bool admitted = AtmAdmitsNewFrame(
             {policy_, maxCells_, epdThreshold_, sdZ_, cells,
              sd && arrival.vc < vcCells_.size() ? vcCells_[arrival.vc] : 0, activeVcs_},
             reason);
@@ -204,7 +204,7 @@ simtime_t AtmCellPort::bufferCell(uint32_t vc, simtime_t t)
 
 void AtmCellPort::countDrop(uint32_t vc, uint32_t cells, AtmDropReason reason)
 {
-    drops_.add(reason, cells);
+    drops_.Add(reason, cells);
     owner_->cellsDropped(vc, cells, reason);
 }
 

@@ -40,7 +40,7 @@ class AtmCellPortOwner
  * buffered cells in arrival order, one every link cell time, whenever the buffer holds one; a
  * cell counts in X, X_i and Na until its transmission ends.
  *
- * Per frame, the policy judges the first cell (atmAdmitsNewFrame on X, X_i, Na at that
+ * Per frame, the policy judges the first cell (AtmAdmitsNewFrame on X, X_i, Na at that
  * instant): a refused frame loses all its cells, and so does an admitted one whose first cell
  * finds the buffer full (reason "full"). An admitted frame's later cells are buffered while
  * there is room; the first that finds the buffer full starts partial packet discard: the

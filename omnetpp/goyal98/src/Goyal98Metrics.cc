@@ -4,6 +4,8 @@
 #include "AtmSwitch.h"
 #include "Goyal98TcpAlgorithm.h"
 
+#include "model/fairness-metrics.h"
+
 #include "WwwClientApp.h"
 #include "WwwServerApp.h"
 
@@ -17,54 +19,6 @@ namespace satsweep {
 namespace goyal98 {
 
 Define_Module(Goyal98Metrics);
-
-std::vector<double> maxMinFairShares(double capacity, const std::vector<double>& demands)
-{
-    std::vector<double> shares(demands.size(), 0.0);
-    std::vector<bool> settled(demands.size(), false);
-    double left = capacity;
-    std::size_t serversLeft = demands.size();
-    bool someoneLeft = true;
-    while (serversLeft > 0 && someoneLeft) {
-        // Everyone below the share of this round leaves at once, as the definition says.
-        const double share = left / serversLeft;
-        someoneLeft = false;
-        for (std::size_t i = 0; i < demands.size(); ++i) {
-            if (!settled[i] && demands[i] < share) {
-                shares[i] = demands[i];
-                settled[i] = true;
-                left -= demands[i];
-                --serversLeft;
-                someoneLeft = true;
-            }
-        }
-    }
-    if (serversLeft > 0) {
-        const double share = left / serversLeft;
-        for (std::size_t i = 0; i < demands.size(); ++i)
-            if (!settled[i])
-                shares[i] = share;
-    }
-    return shares;
-}
-
-double fairnessIndex(const std::vector<double>& throughput, const std::vector<double>& fairShare)
-{
-    double sum = 0;
-    double sumSquares = 0;
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < throughput.size(); ++i) {
-        if (fairShare[i] == 0)
-            continue;
-        const double ratio = throughput[i] / fairShare[i];
-        sum += ratio;
-        sumSquares += ratio * ratio;
-        ++n;
-    }
-    if (sumSquares == 0)
-        return 1.0;
-    return sum * sum / (n * sumSquares);
-}
 
 namespace {
 
@@ -173,14 +127,14 @@ void Goyal98Metrics::finish()
         throughput.push_back(8.0 * clientBytes(clientApp) / duration);
         demand.push_back(8.0 * serverDemandBytes(serverApp) / duration);
     }
-    const std::vector<double> fairShare = maxMinFairShares(capacity, demand);
+    const std::vector<double> fairShare = ns3::MaxMinFairShares(capacity, demand);
     const double goodput = std::accumulate(throughput.begin(), throughput.end(), 0.0);
     double offered = std::accumulate(demand.begin(), demand.end(), 0.0);
     if (std::isinf(offered))
         offered = std::numeric_limits<double>::quiet_NaN(); // bulk: unbounded (satnet: null)
 
-    recordScalar("efficiency", goodput / capacity);
-    recordScalar("fairness", fairnessIndex(throughput, fairShare));
+    recordScalar("efficiency", ns3::Efficiency(throughput, capacity));
+    recordScalar("fairness", ns3::FairnessIndex(throughput, fairShare));
     recordScalar("capacity_bps", capacity, "bps");
     recordScalar("goodput_bps", goodput, "bps");
     recordScalar("offered_bps", offered, "bps");
@@ -190,11 +144,11 @@ void Goyal98Metrics::finish()
     for (auto reason : {AtmDropReason::EPD_THRESHOLD, AtmDropReason::SD_SHARE,
                         AtmDropReason::BUFFER_FULL, AtmDropReason::PARTIAL,
                         AtmDropReason::TAIL_DROP}) {
-        const std::string name = toString(reason);
+        const std::string name = ToString(reason);
         recordScalar(("frames_dropped_" + name).c_str(),
-                     double(s1->trunkPort().drops().frames(reason) + s2->trunkPort().drops().frames(reason)));
+                     double(s1->trunkPort().drops().GetFrames(reason) + s2->trunkPort().drops().GetFrames(reason)));
         recordScalar(("cells_dropped_" + name).c_str(),
-                     double(s1->trunkPort().drops().cells(reason) + s2->trunkPort().drops().cells(reason)));
+                     double(s1->trunkPort().drops().GetCells(reason) + s2->trunkPort().drops().GetCells(reason)));
     }
     recordScalar("frames_lost_reassembly", double(s1->framesLostReassembly() + s2->framesLostReassembly()));
     recordScalar("retransmissions", double(retransmissions_));

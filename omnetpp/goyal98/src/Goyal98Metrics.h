@@ -14,11 +14,6 @@
 namespace satsweep {
 namespace goyal98 {
 
-/// Max-min fair shares of @p capacity among @p demands (satnet's MaxMinFairShares).
-std::vector<double> maxMinFairShares(double capacity, const std::vector<double>& demands);
-/// Jain's index of throughput / fair share, connections with a zero share left out.
-double fairnessIndex(const std::vector<double>& throughput, const std::vector<double>& fairShare);
-
 /**
  * @brief Computes and records the run's summary at finish(), as satnet does.
  *
