@@ -2,8 +2,10 @@
 #
 #   snakemake --cores 2 --config sweep=sweeps/smoke.yaml [results=results]
 #
-# `satsweep run SWEEP` runs this with the store as working directory; see workflow/README.md.
+# `satsweep run SWEEP` runs this with the store as working directory and its paths in a JSON
+# file (--configfile: `--config key=value` parses values again as YAML); see workflow/README.md.
 import sys
+from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
@@ -20,6 +22,17 @@ DESIGN = load_design(config["sweep"], max_runs=None)
 STORE = Store.of(DESIGN, config["results"])
 DESIGN = STORE.bind(DESIGN)  # an existing store keeps its run numbers (streams)
 DESIGN = STORE.round(DESIGN)  # a precision campaign: the round satsweep run recorded last
+
+
+def here(path):
+    """A path of the store relative to it, the working directory: the store's own path, which
+    may hold `{` or `}`, never enters a file pattern."""
+    return str(Path(path).relative_to(STORE.root))
+
+
+workdir: str(STORE.root)
+
+
 # Longest configurations first; with `slots` (remote executors), batched into group jobs.
 SCHEDULE = schedule.plan(
     DESIGN,
@@ -31,7 +44,7 @@ SCHEDULE = schedule.plan(
 
 rule all:
     input:
-        STORE.compaction_file,
+        here(STORE.compaction_file),
     default_target: True
 
 

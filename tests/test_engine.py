@@ -108,7 +108,9 @@ def test_parameter_check_accepts_allowed_values():
         ({"parameters": [{"name": "run", "type": "int", "help": ""}]}, "reserved"),
         ({"parameters": [{"name": "x", "type": "complex", "help": ""}]}, "parameters.0.type"),
         ({"parameters": [{"name": "x", "type": "int", "default": "a", "help": ""}]}, "default"),
-        ({"tables": {"runs": []}}, "reserved name"),
+        ({"tables": {"runs": []}}, "table 'runs': the name is reserved"),
+        ({"tables": {"a/b": []}}, "table 'a/b' is not a table name"),
+        ({"parameters": [{"name": "host", "type": "string", "help": ""}]}, "reserved: study,"),
         ({"cost": {"per": ["nope"], "seconds": 1}}, "cost: 'nope' is not a parameter"),
     ],
 )
@@ -180,11 +182,16 @@ def test_a_run_gets_its_parameters_run_and_out(tmp_path):
         ({"params": {}, "summary": {"mean": 1, "extra": 2}}, "'extra' is not declared"),
         ({"params": {}, "summary": {"mean": "x"}}, "'mean' = 'x' is not of type float"),
         ({"params": {"n": 1.5}, "summary": {}}, "'n' = 1.5 is not of type int"),
-        ({"params": {}, "summary": {}, "samples": [{"j": 1}]}, "samples[0]: 'j'"),
-        ({"params": {}, "summary": {}, "other": []}, "'other' is not a part"),
+        ({"params": {}, "summary": {"mean": 1, "count": 1}, "samples": [{"j": 1}]},
+         "samples[0]: 'j'"),
+        ({"params": {}, "summary": {"mean": 1, "count": 1}, "other": []},
+         "'other' is not a part"),
+        ({"params": {}, "summary": {"mean": 1}}, "summary: 'count' is missing"),
+        ({"params": {}, "summary": {"mean": 1, "count": 2**64}},
+         "summary: 'count' = an integer of 65 bits is too large"),
         ({"summary": {}}, "'params' is not an object"),
     ],
-)
+)  # fmt: skip
 def test_a_result_that_breaks_the_contract_is_a_failed_run(tmp_path, result, words):
     program = Program.at(toy(tmp_path, DESCRIBE, result))
     with pytest.raises(SimulationError) as error:

@@ -75,7 +75,7 @@ def test_remote_command_names_the_workflows_groups():
     local = sweep.snakemake_command(QUICK, Path("/r"), Path("/r/q"), 2, False)
     assert local[local.index("--cores") + 1] == "2"
     assert not {"--executor", "--group-components", "--jobs"} & set(local)
-    assert not any(a.startswith(("slots=", "group_size=", "min_group")) for a in local)
+    assert sweep.workflow_config(QUICK, Path("/r"), 2) == {"sweep": str(QUICK), "results": "/r"}
 
     remote = sweep.snakemake_command(
         QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4), design
@@ -83,19 +83,18 @@ def test_remote_command_names_the_workflows_groups():
     assert remote[remote.index("--executor") + 1] == "ray"
     assert remote[remote.index("--cores") + 1] == "1"  # a group job asks for one CPU
     assert remote[remote.index("--jobs") + 1] == str(4 * (1 + sweep.QUEUED_PER_SLOT))
-    assert "slots=4" in remote
+    config = sweep.workflow_config(QUICK, Path("/r"), 2, sweep.Execution("ray", jobs=4))
+    assert config["slots"] == 4
     # Ray jobs start warm, so its groups may shrink further than other executors'.
-    assert "min_group_seconds=4" in remote
+    assert config["min_group_seconds"] == 4
     start = remote.index("--group-components") + 1
-    named = dict(a.split("=") for a in remote[start : remote.index("--config")])
+    named = dict(a.split("=") for a in remote[start : remote.index("--configfile")])
     expected = schedule.plan(design, 4, None, schedule.min_group_seconds("ray")).group_sizes()
     assert named == {name: str(n) for name, n in expected.items()}
     assert len(expected) > len(schedule.plan(design, slots=4).group_sizes())
 
-    slurm = sweep.snakemake_command(
-        QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("slurm", jobs=4), design
-    )
-    assert f"min_group_seconds={schedule.MIN_GROUP_SECONDS:g}" in slurm
+    slurm = sweep.workflow_config(QUICK, Path("/r"), 2, sweep.Execution("slurm", jobs=4))
+    assert slurm["min_group_seconds"] == schedule.MIN_GROUP_SECONDS
 
 
 def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):

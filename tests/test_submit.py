@@ -146,7 +146,8 @@ def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys)
     output = (store_dir / "slurm" / f"{job_id}.out").read_text()
     assert "Ray up: 2 CPUs on 1 node(s)" in output
     assert "satsweep run exited with 0" in output and "Ray stopped; exit code 0" in output
-    assert not (store_dir / "slurm" / job_id / "ray-token").exists()  # removed at the end
+    token_at = re.search(r"Ray token at (/proc/\d+/fd/\d+)", output)
+    assert token_at and not Path(token_at[1]).exists()  # gone with the batch script
     assert not Path(f"/tmp/satsweep-ray-{job_id}").exists()
     assert not job_processes(job_id)
     # satsweep status: the run counts and the Slurm job's state
@@ -176,11 +177,11 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     before = squeue_active()
     job_id = cli_submit(sweep, results)
     output = store_dir / "slurm" / f"{job_id}.out"
-    token_file = store_dir / "slurm" / job_id / "ray-token"
     done = lambda: len(list(store_dir.glob("runs/*/r?.parquet")))  # noqa: E731
     _wait_until(lambda: done() >= 2, JOB_TIMEOUT, "2 runs done by the first job")
 
     # The running cluster: the token file is private, and a client without it is refused.
+    token_file = Path(re.search(r"Ray token at (/proc/\d+/fd/\d+)", output.read_text())[1])
     token = token_file.read_text()
     assert len(token) == 64 and token_file.stat().st_mode & 0o077 == 0
     assert (store_dir / "slurm" / job_id).stat().st_mode & 0o077 == 0

@@ -321,6 +321,11 @@ def contract_result(clients: int = 2) -> dict:
         "offered_bps": 1200.5, "frames_dropped_epd": 0, "cells_dropped_epd": 0,
         "frames_lost_reassembly": 0, "retransmissions": 3, "timeouts": 1, "fast_retransmits": 0,
         "events": 1234, "wall_seconds": 0.01, "peak_rss_mb": 20,
+        # every declared field is there (the contract): null where the run has no value
+        "frames_dropped_sd": None, "cells_dropped_sd": None, "frames_dropped_full": None,
+        "cells_dropped_full": None, "frames_dropped_partial": None,
+        "cells_dropped_partial": None, "frames_dropped_tail": None, "cells_dropped_tail": None,
+        "idle_restarts": None,
     }  # fmt: skip
     return {
         "params": {"link": "wan", "flavor": "reno", "bufferRtt": 1, "bufferCells": 1062,

@@ -12,9 +12,13 @@ import os
 import re
 import signal
 import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import pyarrow as pa
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -55,6 +59,15 @@ INCOMPLETE = 3
 
 #: The file types `satsweep sql --out` writes.
 EXPORTS = (".csv", ".parquet")
+
+#: `satsweep sql`'s caps of a query by default, kind to a shared login node: seconds, and
+#: DuckDB's memory (a store's tables are small; a runaway cross join is not).
+SQL_TIMEOUT = 300.0
+SQL_MEMORY = "2GB"
+#: A --memory SIZE: a number and a unit of bytes.
+SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?) ?([KMGT])(i?)B", re.IGNORECASE)
+#: Rows that `satsweep sql` fetches at a time, to keep count of the result's size.
+CHUNK = 10_000
 
 #: How many runs `satsweep status` lists per category.
 LIST_LIMIT = 20
@@ -291,8 +304,9 @@ def _failure(run: Run, record: dict) -> str:
     """A failed run, its command, exit code and the tail of its stderr (indented)."""
     flags = _flags(run.params)
     tail = "\n".join("    " + line for line in str(record.get("stderr_tail", "")).splitlines())
-    head = f"{run.config_id}/r{run.replication} {flags} ({record.get('message')}, exit code "
-    return f"{head}{record.get('returncode')})\n{tail}".rstrip()
+    code = record.get("returncode")
+    said = f"{record.get('message')}" + ("" if code is None else f", exit code {code}")
+    return f"{run.config_id}/r{run.replication} {flags} ({said})\n{tail}".rstrip()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -378,6 +392,9 @@ def _run(args: argparse.Namespace) -> int:
     if report.returncode != 0 and not state.failed:
         console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
         console.print(sweep.log_tail(report.log), highlight=False, markup=False)
+    for said in sweep.store_errors(state):  # the cause, e.g. a full disk, after the log's end
+        console.print("[red]store not written:[/red]", end=" ")
+        console.print(said, highlight=False, markup=False)
     if report.store.runs_table.is_file():
         tables = ", ".join(f"{name}.parquet" for name in report.store.tables())
         console.print(f"store: {report.store.root}/ {tables}", highlight=False)
@@ -430,7 +447,43 @@ def _plan(args: argparse.Namespace) -> int:
             f"estimated cost: {_duration(seconds)} on {args.cores} cores "
             f"(mean of {basis} finished runs)"
         )
+    if args.check:
+        problem = _trial(design, args.check_seconds, console)
+        if problem is not None:
+            _error("plan", problem)
+            return 2
     return 0
+
+
+def _trial(design: Design, seconds: float, console: Console) -> str | None:
+    """``plan --check``: one run of the design's first configuration, its result in a temporary
+    folder, never in the store. None when it finished, or was still running after ``seconds``
+    (it started: its parameters were taken); else its failure in one line, with the last line
+    the program said (OMNeT++'s own error, e.g. a unit it cannot convert)."""
+    run = next(design.runs())
+    try:
+        design.executable.run(run.params, run.run, timeout=seconds)
+    except SimulationError as e:
+        if e.returncode is None and e.message.startswith("timed out"):
+            console.print(
+                f"check: {run.config_id}/r{run.replication} still running after {seconds:g} s, "
+                "without an error so far",
+                highlight=False,
+                markup=False,
+            )
+            return None
+        said = [line.strip() for line in e.stderr_tail.splitlines() if line.strip()]
+        # the last line that says an error (OMNeT++ ends with "End."), else the last one
+        said = [line for line in said if "error" in line.lower()] or said
+        code = "" if e.returncode is None else f", exit code {e.returncode}"
+        return (
+            f"check: {run.config_id}/r{run.replication} {_flags(run.params)} failed "
+            f"({e.message}{code})" + (f": {said[-1]}" if said else "")
+        )
+    console.print(
+        f"check: {run.config_id}/r{run.replication} ran without an error", highlight=False
+    )
+    return None
 
 
 def _reached(x: precision.Reached) -> str:
@@ -444,15 +497,18 @@ def _reached(x: precision.Reached) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
-    """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which. Exit
-    code 0 when every run is done, 1 when a run failed, 3 when runs are missing or damaged
-    (none failed). A precision campaign is shown at its last round's r, with its targets."""
+    """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which, and
+    whether the compacted tables hold the done runs (:meth:`Store.compaction_problem`). Exit
+    code 0 when every run is done and compacted, 1 when a run failed, 3 when runs are missing
+    or damaged or the tables stale or damaged (none failed). A precision campaign is shown at
+    its last round's r, with its targets."""
     design = _load("status", args)
     if design is None:
         return 2
     store = Store.of(design, args.results)
     design = store.round(design)  # a precision campaign: its last round
     state = store.state(design, deep=args.verify)
+    stale = store.compaction_problem(state, deep=args.verify)
     console = Console()
     if design.precision is not None:
         p = design.precision
@@ -471,6 +527,15 @@ def _status(args: argparse.Namespace) -> int:
         highlight=False,
         soft_wrap=True,  # one line for scripts that read it
     )
+    if stale is not None:
+        console.print(
+            f"tables stale or damaged: {stale}; `satsweep run` compacts them again",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    for said in sweep.store_errors(state):
+        console.print(f"store not written: {said}", highlight=False, markup=False, soft_wrap=True)
     for run, problem in state.damaged[:LIST_LIMIT]:
         console.print(
             f"damaged {run.config_id}/r{run.replication}: {problem} (the next run moves its "
@@ -479,7 +544,10 @@ def _status(args: argparse.Namespace) -> int:
             markup=False,
         )
     for run, record in state.failed[:LIST_LIMIT]:
-        console.print(f"failed  {_failure(run, record)}", highlight=False, markup=False)
+        # soft_wrap: each line the program said stays one line (OMNeT++'s errors are long)
+        console.print(
+            f"failed  {_failure(run, record)}", highlight=False, markup=False, soft_wrap=True
+        )
     for run in itertools.islice(state.missing(), LIST_LIMIT):
         flags = _flags(run.params)
         console.print(
@@ -500,7 +568,7 @@ def _status(args: argparse.Namespace) -> int:
         )
     if state.failed:
         return 1
-    return INCOMPLETE if state.n_missing or state.damaged else 0
+    return INCOMPLETE if state.n_missing or state.damaged or stale else 0
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -542,7 +610,17 @@ def _submit(args: argparse.Namespace) -> int:
 
 def _sql(args: argparse.Namespace) -> int:
     """`satsweep sql`: a read-only DuckDB query over the store's views: `runs` and the program's
-    tables (analysis/README.md, "Querying a store safely")."""
+    tables (analysis/README.md, "Querying a store safely"). The query may take --timeout
+    seconds and --memory at most."""
+    try:
+        return _query(args)
+    except KeyboardInterrupt:  # DuckDB was stopped first (_fetch)
+        _error("sql", "interrupted")
+        return 130
+
+
+def _query(args: argparse.Namespace) -> int:
+    """`satsweep sql` itself; :func:`_sql` turns Ctrl-C into exit code 130."""
     try:
         check_read_only(args.query)
         if args.study is not None:
@@ -550,7 +628,8 @@ def _sql(args: argparse.Namespace) -> int:
         else:
             stores = []
             for store in studies(args.results):  # one unreadable study must not hide the others
-                problem = store.unreadable()
+                link = store.link_out()
+                problem = f"the link {link} leads out of its store" if link else store.unreadable()
                 if problem:
                     print(
                         f"satsweep sql: warning: study '{store.study}' left out: {problem}",
@@ -562,16 +641,29 @@ def _sql(args: argparse.Namespace) -> int:
                 raise StoreError(f"no study in {args.results or 'results'}: run a sweep first")
         out = Path(args.out).absolute() if args.out else None
         if out is not None:
-            _check_export(out, stores)
-        with connect(stores, _references(args.table)) as con:
-            cursor = con.execute(args.query)
+            _check_export(out, stores, results_dir(args.results))
+        with connect(stores, _references(args.table), args.memory) as con:
+            limit = _bytes(args.memory)
             if out is not None:
-                table = cursor.fetch_arrow_table()
+                table = _fetch(con, args.query, lambda c: _table(c, limit), args.timeout)
             else:
-                columns = [d[0] for d in cursor.description or []]
-                rows = cursor.fetchall()
+                columns, rows = _fetch(con, args.query, lambda c: _rows(c, limit), args.timeout)
     except StoreError as e:
         _error("sql", e)
+        return 2
+    except TimeoutError:
+        _error(
+            "sql",
+            f"the query ran longer than --timeout {args.timeout:g} seconds and was stopped; "
+            "allowed: a larger --timeout SECONDS, or --timeout 0 for no limit",
+        )
+        return 2
+    except (duckdb.OutOfMemoryException, MemoryError):
+        _error(
+            "sql",
+            f"the query or its result needs more memory than --memory {args.memory}; allowed: "
+            "a larger --memory SIZE, e.g. --memory 8GB",
+        )
         return 2
     except duckdb.Error as e:
         _error("sql", str(e).strip())
@@ -581,6 +673,9 @@ def _sql(args: argparse.Namespace) -> int:
             (write_csv if out.suffix.lower() == ".csv" else write_parquet)(out, table)
         except OSError as e:
             _error("sql", f"--out: cannot write {out}: {e.strerror or e}")
+            return 2
+        except pa.ArrowException as e:  # CSV has no lists or structs
+            _error("sql", f"--out: cannot write {out}: {e}; allowed: FILE.parquet for it")
             return 2
         print(f"{table.num_rows} rows -> {out}", file=sys.stderr)
         return 0
@@ -600,6 +695,92 @@ def _sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fetch(
+    con: duckdb.DuckDBPyConnection,
+    query: str,
+    convert: Callable[[duckdb.DuckDBPyConnection], Any],
+    timeout: float,
+) -> Any:
+    """``convert(cursor)`` of ``query``'s result. DuckDB looks at no signal while it works, so
+    it works in a thread of its own while this one waits: Ctrl-C (KeyboardInterrupt, raised
+    here) or the end of ``timeout`` seconds (0: none; TimeoutError) interrupts it first."""
+    done: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            done["result"] = convert(con.execute(query))
+        except BaseException as e:  # for the waiting thread to raise
+            done["error"] = e
+
+    thread = threading.Thread(target=work, name="satsweep-sql", daemon=True)
+    thread.start()
+    try:
+        thread.join(timeout or None)
+    finally:
+        timed_out = thread.is_alive()
+        while thread.is_alive():  # again while DuckDB may not have started the query yet
+            con.interrupt()
+            thread.join(0.1)
+    if "error" in done:
+        raise TimeoutError(query) if timed_out else done["error"]
+    return done["result"]
+
+
+def _rows(cursor: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[str], list[tuple]]:
+    """The column names and rows of a query's result; MemoryError when the rows take more
+    than ``limit`` bytes (the result is held to be printed; DuckDB's memory_limit does not
+    count it). A result with a time zone goes through Arrow: DuckDB's own conversion of
+    TIMESTAMP WITH TIME ZONE needs pytz."""
+    description = cursor.description or []
+    if any("TIME ZONE" in str(d[1]) for d in description):
+        chunks: Iterable[list[tuple]] = (
+            list(zip(*(column.to_pylist() for column in batch.columns)))
+            for batch in _batches(cursor.fetch_record_batch(CHUNK))
+        )
+    else:
+        chunks = iter(lambda: cursor.fetchmany(CHUNK), [])
+    rows: list[tuple] = []
+    size = 0
+    for chunk in chunks:
+        size += sum(sys.getsizeof(row) + sum(map(sys.getsizeof, row)) for row in chunk)
+        if size > limit:
+            raise MemoryError(limit)
+        rows += chunk
+    return [d[0] for d in description], rows
+
+
+def _table(cursor: duckdb.DuckDBPyConnection, limit: int) -> pa.Table:
+    """A query's result as an Arrow table; MemoryError when it takes more than ``limit``
+    bytes."""
+    reader = cursor.fetch_record_batch(CHUNK)
+    batches = []
+    size = 0
+    for batch in _batches(reader):
+        size += batch.nbytes
+        if size > limit:
+            raise MemoryError(limit)
+        batches.append(batch)
+    return pa.Table.from_batches(batches, reader.schema)
+
+
+def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    """The batches of a query's result. DuckDB's errors come through Arrow as OSError: they
+    are given back as DuckDB's (MemoryError when DuckDB ran out of it)."""
+    try:
+        yield from reader
+    except OSError as e:
+        text = str(e).strip()
+        raise (MemoryError if text.startswith("Out of Memory Error") else duckdb.Error)(
+            text
+        ) from None
+
+
+def _bytes(size: str) -> int:
+    """A --memory SIZE (500MB, 4GiB) in bytes, as DuckDB reads it: KB = 1000, KiB = 1024."""
+    number, prefix, binary = SIZE.fullmatch(size).groups()  # type: ignore[union-attr]
+    return int(float(number) * (1024 if binary else 1000) ** ("KMGT".index(prefix.upper()) + 1))
+
+
 def _references(specs: list[str]) -> dict[str, Path]:
     """``--table NAME=FILE`` options as name -> file."""
     references = {}
@@ -613,14 +794,21 @@ def _references(specs: list[str]) -> dict[str, Path]:
     return references
 
 
-def _check_export(out: Path, stores: list[Store]) -> None:
-    """An export goes outside the stores, as CSV or Parquet, into a folder that exists."""
+def _check_export(out: Path, stores: list[Store], results: Path) -> None:
+    """An export goes outside every store, as CSV or Parquet, into a folder that exists. The
+    stores are the queried ones and every folder of the results directory (each is a study's
+    store or may become one), compared with links resolved."""
     if out.suffix.lower() not in EXPORTS:
         raise StoreError(f"--out: {out.name}: allowed: a file ending in .csv or .parquet")
-    for store in stores:
-        if out.resolve().is_relative_to(store.root.resolve()):
+    folders = [store.root for store in stores]
+    if results.is_dir():
+        folders += [folder for folder in results.iterdir() if folder.is_dir()]
+    target = Path(os.path.realpath(out))  # realpath: a link loop is no error
+    for folder in folders:
+        if target.is_relative_to(os.path.realpath(folder)):
             raise StoreError(
-                f"--out: {out} is inside the store {store.root}; allowed: a file outside it"
+                f"--out: {out} is inside the store {folder}; allowed: a file outside every "
+                f"study's store (outside the folders of {results})"
             )
     if not out.parent.is_dir():
         raise StoreError(f"--out: the folder {out.parent} does not exist")
@@ -634,6 +822,24 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: an integer >= 1")
     return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: seconds >= 0")
+    return value
+
+
+def _size(text: str) -> str:
+    if not SIZE.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed; allowed: a size such as 500MB, 2GB or 4GiB"
+        )
+    return text.strip()
 
 
 def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -702,6 +908,20 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
         metavar="N",
         help=f"configurations listed (default {PLAN_ROWS})",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="run the first configuration once (into a temporary folder, not the store) and "
+        "exit 2 with its error when it fails",
+    )
+    p.add_argument(
+        "--check-seconds",
+        type=_seconds,
+        default=60.0,
+        metavar="S",
+        help="--check: a run still going after S seconds has started well and is stopped "
+        "(default 60)",
+    )
     p.set_defaults(func=_plan)
 
     p = commands.add_parser(
@@ -765,9 +985,65 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     output.add_argument(
         "--out",
         metavar="FILE",
-        help="write the result to FILE.csv or FILE.parquet (outside the store) instead",
+        help="write the result to FILE.csv or FILE.parquet (outside every store) instead",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=SQL_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop the query after SECONDS (default {SQL_TIMEOUT:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--memory",
+        type=_size,
+        default=SQL_MEMORY,
+        metavar="SIZE",
+        help=f"the most memory the query, and its result, may take, e.g. 8GB (default "
+        f"{SQL_MEMORY}; DuckDB spills nothing to disk, so a query that needs more fails)",
     )
     p.set_defaults(func=_sql)
+
+
+def _import(args: argparse.Namespace) -> int:
+    # imported here: only this command reads ini files
+    from satsweep.design.omnetpp_import import IniError, import_config
+
+    try:
+        design, declaration, summary = import_config(
+            Path(args.ini),
+            args.config,
+            Path(args.out) if args.out else None,
+            args.study,
+            args.force,
+            None if args.no_trial else args.trial_time,
+        )
+    except IniError as e:
+        _error("import", e)
+        return USAGE_ERROR
+    print(f"wrote {design} (the design) and {declaration} (the declaration)")
+    print(f"summary fields: {summary}")
+    return 0
+
+
+def _add_import(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = commands.add_parser(
+        "import",
+        help="write a design and a declaration from an OMNeT++ ini configuration",
+        description="Turn an OMNeT++ configuration's iteration variables and repeat into a "
+        "design (OUT/STUDY.yaml) and its declaration (satsweep.yaml beside the ini), listing "
+        "what a short trial run of run 0 records as summary fields to pick (docs/omnetpp.md).",
+    )
+    p.add_argument("ini", help="the OMNeT++ ini file")
+    p.add_argument("--config", required=True, help="the configuration ([Config NAME])")
+    p.add_argument("--out", help="the design's folder (default: the ini's)")
+    p.add_argument("--study", help="the study's name (default: the configuration's)")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite an existing design or declaration"
+    )
+    p.add_argument("--trial-time", default="1s", help="simulated time of the trial run")
+    p.add_argument("--no-trial", action="store_true", help="no trial run (no scalars listed)")
+    p.set_defaults(func=_import)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -795,6 +1071,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze(commands)
     _add_report(commands)
     _add_sweep_commands(commands)
+    _add_import(commands)
     return parser
 
 

@@ -10,7 +10,6 @@ what Slurm knows of the study's last job (``satsweep status``).
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from pathlib import Path
 from satsweep import shipped
 from satsweep.design import MAX_RUNS, Design, load_design
 from satsweep.store import Store, results_dir, write_atomically
+from satsweep.workflow.run import SweepBusy, lock_store
 
 __all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
 
@@ -267,17 +267,11 @@ def _check_not_running(design: Design, results: str | os.PathLike[str] | None) -
                 f"Slurm job {last.job_id} of study '{design.study}' is still {last.state}; "
                 f"allowed: one job per study at a time (wait for it, or scancel {last.job_id})"
             )
-    store_dir = Store.of(design, results).root
-    lock = store_dir / ".satsweep.lock"
-    if lock.is_file():
-        with open(lock) as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise SubmitError(
-                    f"another satsweep run is using {store_dir}; allowed: one run per study "
-                    "at a time"
-                ) from None
+    try:  # the lock a `satsweep run` of the study (or its orphaned Snakemake or jobs) holds
+        with lock_store(Store.of(design, results).root):
+            pass
+    except SweepBusy as e:
+        raise SubmitError(f"{e}; allowed: one run per study at a time") from None
 
 
 def submit(

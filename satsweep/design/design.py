@@ -58,7 +58,7 @@ from pydantic import (
     model_validator,
 )
 
-from satsweep.engine import Description, Program, ProgramError, flags, value_text
+from satsweep.engine import Description, Parameter, Program, ProgramError, flags, value_text
 from satsweep.theory import THEORIES
 
 __all__ = [
@@ -101,6 +101,9 @@ class Resources(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     mem_mb: int = Field(default=512, ge=1)
+    #: each run's time limit in wall seconds (None: none): a run past it is killed with its
+    #: process group and recorded as failed ("timed out after N s")
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
 
 
 class TraceSettings(BaseModel):
@@ -202,6 +205,9 @@ class Design(BaseModel):
     base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
     # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
     streams: Literal[1, 2] = 2
+    # program: omnetpp: how a run number makes OMNeT++'s random streams (omnetpp.SEEDS); None
+    # is "run" (each run its own streams), a store made before records none: "seed-set"
+    omnetpp_seeds: Literal["run", "seed-set"] | None = None
     resources: Resources = Field(default_factory=Resources)
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     _executable: Program | None = PrivateAttr(default=None)
@@ -359,9 +365,11 @@ class Design(BaseModel):
         the file names it; the store records its path and hash beside it). ``ini`` and
         ``config`` appear only when set, so designs of other programs hash as they always did."""
         resolved = self.model_dump(mode="json")
-        for key in ("ini", "config"):
+        for key in ("ini", "config", "omnetpp_seeds"):
             if resolved[key] is None:
                 del resolved[key]
+        if self.program == "omnetpp":  # said always: a store of before recorded none
+            resolved["omnetpp_seeds"] = self.omnetpp_seeds or "run"
         return resolved
 
     def sha256(self) -> str:
@@ -456,27 +464,103 @@ def _permute48(key: int, value: int) -> int:
     return (left << 24) | right
 
 
-class _DuplicateKey(yaml.YAMLError):
+class _Refused(yaml.YAMLError):
+    """A file the loader refuses; the message says why and what is allowed."""
+
+
+class _DuplicateKey(_Refused):
     """A mapping that names a key twice (plain YAML keeps the last one, silently)."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping."""
+#: The nodes YAML aliases (``*name``) may add to a design file, each alias counting as a copy
+#: of what it names: a "billion laughs" file of a few hundred bytes expands to 10^9 values.
+MAX_ALIASED_NODES = 10_000
+#: The characters of a value or name from a file that a message quotes.
+MAX_QUOTED = 60
+_MERGE = "tag:yaml.org,2002:merge"
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            line = key_node.start_mark.line + 1
-            if not isinstance(key, str | int | float | bool):  # the base class refuses others
-                continue
-            if key in seen:
-                raise _DuplicateKey(
-                    f"line {line}: key '{key}' is given twice (first on line {seen[key]}); "
-                    "allowed: each key once"
-                )
-            seen[key] = line
-        return super().construct_mapping(node, deep=deep)
+
+def _clip(text: str) -> str:
+    """Text from a file, as a message quotes it: cut to :data:`MAX_QUOTED` characters."""
+    return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
+
+
+def _quoted(value: object) -> str:
+    """``repr(value)`` for a message, cut (:func:`_clip`): a value may be as large as its file."""
+    return _clip(repr(value))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _expanded_nodes(root: yaml.Node) -> tuple[int, int]:
+    """(nodes of the document with every alias expanded, nodes it spells out), counted over
+    the composed nodes once each (an alias is the node it names, shared); _Refused for a node
+    that contains itself."""
+    sizes: dict[int, int] = {}
+    started: set[int] = set()
+    stack = [(root, False)]
+    while stack:  # depth first, without recursion: a file may nest deeply
+        node, children_done = stack.pop()
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in _children(node))
+            continue
+        if id(node) in sizes:
+            continue
+        if id(node) in started:  # started, not finished: an ancestor of itself
+            raise _Refused(
+                f"line {node.start_mark.line + 1}: an alias inside what it names (a recursive "
+                "structure); allowed: aliases to finished anchors"
+            )
+        started.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)], len(sizes)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (a key that a merge
+    ``<<:`` brings in may be given again: the mapping's own wins, as YAML says) and aliases
+    that add more than :data:`MAX_ALIASED_NODES` nodes."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._checked: set[int] = set()  # the mappings whose own keys were checked
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        expanded, spelled = _expanded_nodes(node)
+        if expanded - spelled > MAX_ALIASED_NODES:
+            raise _Refused(
+                f"aliases (*name) expand the file's {spelled} nodes to {expanded}; allowed: "
+                f"aliases adding at most {MAX_ALIASED_NODES} nodes"
+            )
+        return super().construct_document(node)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        # called for every mapping constructed and, before it is merged, every mapping of a
+        # merge: each mapping's own keys are checked once, before merged keys join them
+        if id(node) not in self._checked:
+            self._checked.add(id(node))
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE:
+                    continue
+                key = self.construct_object(key_node)
+                line = key_node.start_mark.line + 1
+                if not isinstance(key, str | int | float | bool):  # the base class refuses others
+                    continue
+                if key in seen:
+                    raise _DuplicateKey(
+                        f"line {line}: key '{_clip(str(key))}' is given twice (first on line "
+                        f"{seen[key]}); allowed: each key once"
+                    )
+                seen[key] = line
+        super().flatten_mapping(node)
 
 
 _FIELD_HELP = {
@@ -494,7 +578,10 @@ _FIELD_HELP = {
     "{response, halfwidth | relative}, over: effects | configurations}} (min >= 2)",
     "base_seed": f"an integer from 1 to {MAX_RNG}",
     "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
-    "resources": "a mapping with mem_mb (an integer >= 1)",
+    "omnetpp_seeds": "with program: omnetpp, run (the default: each run its own random "
+    "streams) or seed-set (stores made before run existed; docs/omnetpp.md)",
+    "resources": "a mapping with mem_mb (an integer >= 1) and timeout_s (seconds > 0, each "
+    "run's time limit)",
     "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
     "the report's columns), by (a factor), theory (a theory's name) and traces (a list)",
 }
@@ -546,7 +633,7 @@ def _field_name(loc: list[str | int]) -> str:
         if isinstance(part, int) and loc[0] in ("analysis", "replications"):
             name += f"[{part}]"
         else:
-            name += f".{part}" if name else str(part)
+            name += f".{_clip(str(part))}" if name else _clip(str(part))
     return name
 
 
@@ -571,10 +658,18 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
         return field, message
     if top in ("factors", "fixed") and len(loc) >= 2:
         got = error.get("input")
-        return field, f"{got!r} is not allowed; allowed: a string, a number or true/false"
+        return field, f"{_quoted(got)} is not allowed; allowed: a string, a number or true/false"
     got = error.get("input")
-    shown = f"{got!r} is not allowed" if not isinstance(got, dict | list) else message
+    shown = f"{_quoted(got)} is not allowed" if not isinstance(got, dict | list) else message
     return field, f"{shown}; allowed: {helps.get(key, message)}"
+
+
+def _level_problem(parameter: Parameter, level: object) -> str | None:
+    """``parameter.check(level)``, with the level it quotes first cut (:func:`_quoted`)."""
+    problem = parameter.check(level)
+    if problem is not None and problem.startswith(repr(level)):
+        return _quoted(level) + problem.removeprefix(repr(level))
+    return problem
 
 
 def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[str, str]]:
@@ -587,14 +682,13 @@ def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[
     problems = []
     for section, values in (("factors", factors), ("fixed", fixed)):
         for name, value in values.items():
-            where = f"{section}.{name}"
+            where = f"{section}.{_clip(str(name))}"
             parameter = describe.parameter(str(name))
             if name in RESERVED_PARAMETERS:
                 problems.append((where, f"reserved: {RESERVED_PARAMETERS[name]}"))
             elif parameter is None:
-                problems.append(
-                    (where, f"unknown parameter '{name}' of {describe.name}; allowed: {allowed}")
-                )
+                unknown = f"unknown parameter '{_clip(str(name))}' of {describe.name}"
+                problems.append((where, f"{unknown}; allowed: {allowed}"))
             elif section == "fixed" and name in factors:
                 problems.append(
                     (where, f"'{name}' is also a factor; allowed: a parameter in one of both")
@@ -603,7 +697,9 @@ def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[
                 levels = value if section == "factors" and isinstance(value, list) else [value]
                 problems += [
                     (where, problem)
-                    for problem in dict.fromkeys(filter(None, map(parameter.check, levels)))
+                    for problem in dict.fromkeys(
+                        filter(None, (_level_problem(parameter, v) for v in levels))
+                    )
                 ]
     for name, levels in factors.items():
         if not isinstance(levels, list):
@@ -617,8 +713,8 @@ def _check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[
                 problems.append(
                     (
                         f"factors.{name}",
-                        f"duplicate level {level!r} (the program would get --{name}={text} "
-                        "twice); allowed: distinct levels",
+                        f"duplicate level {_quoted(level)} (the program would get "
+                        f"--{name}={_clip(text)} twice); allowed: distinct levels",
                     )
                 )
             seen.add(text)
@@ -741,10 +837,19 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
             f"{path}: not a text file (byte {e.object[e.start]:#04x} at offset {e.start} is not "
             "UTF-8); allowed: a YAML sweep design"
         ) from None
-    except _DuplicateKey as e:
+    except _Refused as e:
         raise DesignError(f"{path}: {e}") from None
+    except RecursionError:  # the composer recurses once per level of nesting
+        raise DesignError(
+            f"{path}: nested too deeply to read; allowed: lists and mappings a few levels deep"
+        ) from None
+    except yaml.MarkedYAMLError as e:  # one line: where and what, without YAML's excerpt
+        mark = e.problem_mark or e.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        what = " ".join(" ".join(filter(None, (e.context, e.problem))).split())
+        raise DesignError(f"{path}: not valid YAML: {where}{what}") from None
     except yaml.YAMLError as e:
-        raise DesignError(f"{path}: not valid YAML: {e}") from e
+        raise DesignError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
     if not isinstance(raw, dict):
         raise DesignError(f"{path}: (top level): allowed: a mapping with {', '.join(_FIELD_HELP)}")
     problems: list[tuple[str, str]] = []
@@ -760,6 +865,10 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
                 path.absolute().parent,
                 **{k: raw[k] for k in ("ini", "config") if isinstance(raw.get(k), str)},
             )
+            if raw["program"] == "omnetpp" and raw.get("omnetpp_seeds") in ("run", "seed-set"):
+                program = program.with_seeds(raw["omnetpp_seeds"])
+            elif raw["program"] != "omnetpp" and "omnetpp_seeds" in raw:
+                problems.append(("omnetpp_seeds", "for program: omnetpp only"))
         except ProgramError as e:
             problems.append(("program", str(e)))
         except OSError as e:

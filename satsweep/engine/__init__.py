@@ -4,7 +4,17 @@
 The lowest room of the package: it knows no design, store or workflow.
 """
 
-from satsweep.engine.description import Column, Cost, Description, Parameter, flags, value_text
+from satsweep.engine.description import (
+    KEY_COLUMNS,
+    PROVENANCE_COLUMNS,
+    TABLE_KEY_COLUMNS,
+    Column,
+    Cost,
+    Description,
+    Parameter,
+    flags,
+    value_text,
+)
 from satsweep.engine.program import (
     USAGE_ERROR,
     Program,
@@ -15,6 +25,9 @@ from satsweep.engine.program import (
 )
 
 __all__ = [
+    "KEY_COLUMNS",
+    "PROVENANCE_COLUMNS",
+    "TABLE_KEY_COLUMNS",
     "USAGE_ERROR",
     "Column",
     "Cost",

@@ -9,18 +9,71 @@ report with its units. Fields the contract does not name are ignored, so a progr
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Column", "Cost", "Description", "Parameter", "Type", "conforms", "value_text"]
+__all__ = [
+    "KEY_COLUMNS",
+    "PROVENANCE_COLUMNS",
+    "TABLE_KEY_COLUMNS",
+    "Column",
+    "Cost",
+    "Description",
+    "Parameter",
+    "Type",
+    "conforms",
+    "value_text",
+]
 
 Type = Literal["int", "float", "string", "bool"]
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+#: A table's name becomes a file name and an SQL view: ASCII, and short enough for any file system.
+TABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+
+# The store's own columns (store/rows.py types them), listed here, in the lowest room, so that
+# the contract can keep a program's names off them.
+#: The columns that identify a run: its study, configuration, replication and random stream.
+KEY_COLUMNS = ("study", "config_id", "replication", "seed", "run")
+#: The key columns the store adds to each row of the program's tables.
+TABLE_KEY_COLUMNS = KEY_COLUMNS[:3]
+#: What ran, where and when.
+PROVENANCE_COLUMNS = (
+    "program",
+    "program_version",
+    "program_sha256",
+    "satsweep_version",
+    "git_commit",
+    "git_dirty",
+    "host",
+    "started_at",
+    "elapsed_seconds",
+)
+#: Names the analysis (analysis/*.sql) adds beside every column of the runs or of a table.
+ANALYSIS_COLUMNS = ("by_value", "cell_id", "position", "row_id")
+#: Names the analysis adds beside the factors, which are parameters (the response is ``y``).
+ANALYSIS_FACTOR_COLUMNS = (
+    "obs_id",
+    "y",
+    "n_obs",
+    "cell_mean",
+    "cell_sd",
+    "within_ss",
+    "first_obs",
+    "first_position",
+    "panel_order",
+)
 #: Names a program may not declare: satsweep passes --run and --out itself; the result's parts.
 RESERVED_PARAMETERS = ("run", "out")
 RESERVED_TABLES = ("params", "summary", "runs")
+#: Names no summary field may take: the store's own columns and the analysis'.
+RESERVED_COLUMNS = (*KEY_COLUMNS, *PROVENANCE_COLUMNS, *ANALYSIS_COLUMNS)
+#: Names no parameter may take: those, the analysis' names beside factors, and --out.
+RESERVED_FACTORS = (*RESERVED_COLUMNS, *ANALYSIS_FACTOR_COLUMNS, "out")
+#: Names no column of a table may take.
+RESERVED_TABLE_COLUMNS = (*TABLE_KEY_COLUMNS, *ANALYSIS_COLUMNS)
 
 _TYPE_TEXT = {
     "int": "an integer",
@@ -54,6 +107,50 @@ def conforms(kind: Type, value: object) -> bool:
     if kind == "float":
         return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(value, str)
+
+
+def shown(text: str, most: int = 40) -> str:
+    """A program's string in a message: quoted, control characters escaped, cut to ``most``."""
+    return repr(text[:most]) + ("..." if len(text) > most else "")
+
+
+def _once(what: str, names: list[str]) -> None:
+    """Refuses a name declared twice, in any case (``Load`` and ``load`` are one SQL column)."""
+    seen: set[str] = set()
+    for name in names:
+        if name.lower() in seen:
+            raise ValueError(f"{what} '{name}' is declared twice (case does not count)")
+        seen.add(name.lower())
+
+
+def _unreserved(what: str, name: str, reserved: tuple[str, ...]) -> None:
+    """Refuses a name, in any case, that satsweep's store or analysis uses itself."""
+    if name.lower() in reserved:
+        raise ValueError(
+            f"{what}: the name is reserved (satsweep uses it itself); reserved: "
+            + ", ".join(reserved)
+        )
+
+
+def _field_changes(
+    what: str, before: object, now: list[dict[str, Any]], added: bool = True
+) -> list[str]:
+    """The fields of ``now`` removed, added (if ``added``) or of another type or unit than in
+    ``before`` (a recorded list of fields, as JSON)."""
+    if not isinstance(before, list):
+        before = []
+    old = {f.get("name"): f for f in before if isinstance(f, Mapping)}
+    new = {f["name"]: f for f in now}
+    found = [f"{what} {name} removed" for name in old if name not in new]
+    for name, field in new.items():
+        if name not in old:
+            found += [f"{what} {name} added"] if added else []
+            continue
+        if old[name].get("type") != field["type"]:
+            found.append(f"{what} {name}: {old[name].get('type')} -> {field['type']}")
+        if old[name].get("unit") != field["unit"]:
+            found.append(f"{what} {name}: unit {old[name].get('unit')} -> {field['unit']}")
+    return found
 
 
 class _Model(BaseModel):
@@ -108,6 +205,8 @@ class Parameter(Column):
     def check(self, value: object) -> str | None:
         """None when ``value`` is allowed, else the problem with what is allowed."""
         ok = conforms(self.type, value)
+        if isinstance(value, str) and "\0" in value:  # no command line can pass it
+            return f"{shown(value)} holds a NUL character; allowed: a string without one"
         if ok and self.type == "float":
             ok = math.isfinite(float(value))  # type: ignore[arg-type]
         if ok and self.choices:
@@ -145,25 +244,58 @@ class Description(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> Description:
+        # Names are columns, views and files: SQL (and some file systems) ignore their case.
         names = [p.name for p in self.parameters]
+        _once("parameter", names)
         for name in names:
-            if names.count(name) > 1:
-                raise ValueError(f"parameter '{name}' is declared twice")
             if name in RESERVED_PARAMETERS:
                 raise ValueError(f"parameter '{name}' is reserved (satsweep passes --{name})")
-        for where, fields in (("summary", self.summary), *self.tables.items()):
-            columns = [f.name for f in fields]
-            twice = {c for c in columns if columns.count(c) > 1}
-            if twice:
-                raise ValueError(f"{where}: field '{sorted(twice)[0]}' is declared twice")
+            _unreserved(f"parameter '{name}'", name, RESERVED_FACTORS)
         for table in self.tables:
-            if table in RESERVED_TABLES:
-                raise ValueError(f"table '{table}' has a reserved name")
+            if not re.fullmatch(TABLE_PATTERN, table):
+                raise ValueError(
+                    f"table {shown(table)} is not a table name; allowed: letters, digits and _, "
+                    "not first a digit, at most 64 characters"
+                )
+            _unreserved(f"table '{table}'", table, RESERVED_TABLES)
+        _once("table", list(self.tables))
+        parameters = {n.lower() for n in names}
+        for field in self.summary:
+            if field.name.lower() in parameters:
+                raise ValueError(f"summary field '{field.name}' is also a parameter's name")
+            _unreserved(f"summary field '{field.name}'", field.name, RESERVED_COLUMNS)
+        for table, columns in (("summary", self.summary), *self.tables.items()):
+            _once(f"{table}: field", [c.name for c in columns])
+            for column in columns if table != "summary" else ():
+                what = f"column '{column.name}' of table '{table}'"
+                _unreserved(what, column.name, RESERVED_TABLE_COLUMNS)
         if self.cost is not None:
             for name in [*self.cost.per, *([self.cost.by] if self.cost.by else [])]:
                 if name not in names:
                     raise ValueError(f"cost: '{name}' is not a parameter")
         return self
+
+    def changes_since(self, recorded: Mapping[str, Any]) -> list[str]:
+        """What differs from ``recorded`` (an earlier ``--describe`` of this program and
+        version, as JSON) in what a store's columns hold: a parameter removed or of another
+        type or unit; a summary field or table column added, removed or of another type or
+        unit; a table added or removed. Help, choices, bounds, the order of declaration and
+        the cost hint store nothing and do not count; a changed default or an added parameter
+        is the store's to judge (it depends on whether the design sets the parameter)."""
+        now = self.model_dump(mode="json")
+        found = _field_changes("parameter", recorded.get("parameters"), now["parameters"], False)
+        found += _field_changes("summary field", recorded.get("summary"), now["summary"])
+        before = recorded.get("tables")
+        before = before if isinstance(before, Mapping) else {}
+        for table in [*before, *(t for t in now["tables"] if t not in before)]:
+            if table not in now["tables"]:
+                found.append(f"table {table} removed")
+            elif table not in before:
+                found.append(f"table {table} added")
+            else:
+                what = f"column of table {table}"
+                found += _field_changes(what, before[table], now["tables"][table])
+        return found
 
     def parameter(self, name: str) -> Parameter | None:
         """The parameter named ``name``, if declared."""

@@ -4,15 +4,16 @@ A design names ``program: omnetpp`` with ``ini:`` (an OMNeT++ ini file) and ``co
 its configurations). OMNeT++ cannot say which of a network's many parameters a study varies,
 nor which of its scalars make its summary, so a small declaration file beside the ini,
 ``satsweep.yaml``, says it: the contract's parameters and summary fields, plus the NED folders
-and libraries to load, the OMNeT++ parameter each design parameter sets and the scalar each
-summary field is read from.
+and libraries to load, the OMNeT++ parameter each design parameter sets, the scalar (or
+statistic's field) each summary field is read from, and the vectors that become tables.
 
 The adapter is the command ``satsweep-omnetpp --ini=FILE --config=NAME``, which then honours the
 contract: ``--describe`` prints the declaration's parameters and summary; a run maps each
-``--name=value`` to an OMNeT++ ``--<pattern>=value`` option and ``--run`` to a seed set,
+``--name=value`` to an OMNeT++ ``--<pattern>=value`` option (the declared unit attached) and
+``--run`` to the states of OMNeT++'s generators (``--seeds``, :data:`SEEDS`),
 runs Cmdenv headless in a scratch folder outside every NED folder (its result files never pile
-up where OMNeT++'s NED loader scans), reads the run's scalars with ``opp_scavetool`` and writes
-the contract's JSON. The scratch folder is removed: only the result is kept.
+up where OMNeT++'s NED loader scans), reads the run's scalars, statistics and declared vectors
+with ``opp_scavetool`` and writes the contract's JSON. The scratch folder is removed: only the result is kept.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import configparser
 import csv
+import decimal
 import hashlib
 import io
 import json
@@ -35,13 +37,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from satsweep.engine.description import Column, Description, Parameter
+from satsweep.engine.description import Column, Description, Parameter, shown
 from satsweep.engine.program import STDERR_TAIL_LINES, USAGE_ERROR, file_sha256
 
-__all__ = ["DECLARATION", "ENGINE", "Declaration", "OmnetppStudy", "main"]
+__all__ = ["DECLARATION", "ENGINE", "Declaration", "OmnetppStudy", "main", "trial"]
 
 #: The name a design gives as ``program:`` for an OMNeT++ study.
 ENGINE = "omnetpp"
@@ -49,6 +52,8 @@ ENGINE = "omnetpp"
 DECLARATION = "satsweep.yaml"
 #: The adapter's command, installed with satsweep (pyproject.toml's scripts).
 COMMAND = "satsweep-omnetpp"
+#: The adapter's own options, which no declared parameter may take.
+ADAPTER_OPTIONS = ("ini", "config", "describe", "seeds", "help")
 #: The prefix of a scalar by which a model reports the value a parameter resolved to.
 RESOLVED_PREFIX = "param:"
 
@@ -57,10 +62,46 @@ class OmnetppError(ValueError):
     """An ini file, configuration or declaration that cannot be used, or no OMNeT++."""
 
 
+#: The units OMNeT++ 6.1 knows (the unit table of its src/common/unitconversion.cc), by the
+#: short names an NED value takes (``0.08s``).
+OMNETPP_UNITS = (
+    *("d", "h", "min", "s", "ms", "us", "ns", "ps", "fs", "as"),
+    *("bps", "kbps", "Mbps", "Gbps", "Tbps"),
+    *("B", "KiB", "MiB", "GiB", "TiB", "kB", "MB", "GB", "TB"),
+    *("b", "Kib", "Mib", "Gib", "Tib", "kb", "Mb", "Gb", "Tb"),
+    *("rad", "deg", "m", "dm", "cm", "mm", "um", "nm", "km"),
+    *("W", "mW", "uW", "nW", "pW", "fW", "kW", "MW", "GW", "Hz", "kHz", "MHz", "GHz", "THz"),
+    *("kg", "g", "t", "K", "J", "kJ", "MJ", "Ws", "Wh", "kWh", "MWh", "V", "kV", "mV"),
+    *("A", "mA", "uA", "Ohm", "mOhm", "kOhm", "MOhm", "mps", "kmps", "kmph"),
+    *("C", "As", "mAs", "Ah", "mAh", "x"),
+    *("dBW", "dBm", "dBmW", "dBV", "dBmV", "dBA", "dBmA", "dB"),
+)
+
+
 class OmnetppParameter(Parameter):
-    """A declared parameter and the OMNeT++ parameter (pattern) it sets."""
+    """A declared parameter and the OMNeT++ parameter (pattern) it sets. Its ``unit`` is an
+    OMNeT++ unit attached to the value passed (``--**.serviceTime=0.08s``) unless ``attach`` is
+    false: then it only labels the values (an NED parameter without ``@unit``)."""
 
     set: str | None = None
+    attach: bool = True
+
+    @model_validator(mode="after")
+    def _attachable(self) -> OmnetppParameter:
+        if self.unit is None or not self.attach:
+            return self
+        if self.type not in ("int", "float"):
+            raise ValueError(
+                f"parameter '{self.name}': unit {shown(self.unit)} cannot be attached to a "
+                f"{self.type} value; allowed: attach: false (the unit only labels the values)"
+            )
+        if self.unit not in OMNETPP_UNITS:
+            raise ValueError(
+                f"parameter '{self.name}': unit {shown(self.unit)} is not an OMNeT++ unit; allowed: "
+                + " ".join(OMNETPP_UNITS)
+                + ", or attach: false (the unit only labels the values)"
+            )
+        return self
 
     @property
     def pattern(self) -> str:
@@ -68,12 +109,88 @@ class OmnetppParameter(Parameter):
         return self.set or f"**.{self.name}"
 
 
-class OmnetppSummaryField(Column):
-    """A declared summary field and the scalar(s) it is read from."""
+#: The fields of a recorded statistic (``@statistic`` with ``record=stats`` or ``histogram``)
+#: a summary field can read: opp_scavetool's, and ``sum``, the mean times the sum of weights.
+STATISTIC_FIELDS = ("count", "sum", "mean", "stddev", "min", "max")
 
-    scalar: str = Field(min_length=1)
+
+class OmnetppSummaryField(Column):
+    """A declared summary field and what it is read from: a scalar, or a field of a recorded
+    statistic (``statistic`` and ``field``), of the modules ``module`` matches."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scalar: str | None = Field(None, min_length=1)
+    statistic: str | None = Field(None, min_length=1)
+    field: str | None = None
     module: str = "**"
     reduce: Literal["one", "sum", "mean", "min", "max"] = "one"
+
+    @model_validator(mode="after")
+    def _source(self) -> OmnetppSummaryField:
+        if (self.scalar is None) == (self.statistic is None):
+            raise ValueError(
+                f"summary field '{self.name}' needs exactly one of scalar and statistic; "
+                "allowed: scalar: NAME, or statistic: NAME with field: "
+                + ", ".join(STATISTIC_FIELDS)
+            )
+        if self.statistic is None and self.field is not None:
+            raise ValueError(
+                f"summary field '{self.name}': field is a statistic's; allowed: statistic: "
+                "NAME with field, or scalar: NAME without"
+            )
+        if self.statistic is not None and self.field not in STATISTIC_FIELDS:
+            raise ValueError(
+                f"summary field '{self.name}': field "
+                + ("missing" if self.field is None else f"{shown(self.field)} is not one")
+                + " of statistic "
+                + f"{shown(self.statistic)}; allowed: "
+                + ", ".join(STATISTIC_FIELDS)
+            )
+        return self
+
+    @property
+    def source(self) -> str:
+        """What the field reads, for messages: ``scalar 'x'`` or ``statistic 'x' (mean)``."""
+        if self.statistic is None:
+            return f"scalar {shown(self.scalar or '')}"
+        return f"statistic {shown(self.statistic)} ({self.field})"
+
+
+class OmnetppTable(BaseModel):
+    """A declared table: the samples of recorded vectors (``vector``, one name or several) of
+    the modules ``module`` matches, a row per sample or, with ``bin``, per time bin of that
+    many seconds that has samples (their mean at the bin's start)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    vector: str | list[str]
+    module: str = "**"
+    bin: float | None = Field(None, gt=0, allow_inf_nan=False)
+    unit: str | None = None
+    help: str = ""
+
+    @model_validator(mode="after")
+    def _named(self) -> OmnetppTable:
+        if not self.vectors or not all(self.vectors):
+            raise ValueError("a vector's name is empty; allowed: one or more vector names")
+        return self
+
+    @property
+    def vectors(self) -> list[str]:
+        """The vectors' names."""
+        return [self.vector] if isinstance(self.vector, str) else list(self.vector)
+
+    def columns(self) -> list[Column]:
+        """The table's columns under the engine contract."""
+        when = "the start of the bin" if self.bin else "the time of the sample"
+        what = f"mean of the samples in the bin of {self.bin:g} s" if self.bin else "the sample"
+        return [
+            Column(name="module", type="string", help="the recording module's path"),
+            Column(name="vector", type="string", help="the vector's name"),
+            Column(name="time", type="float", unit="s", help=f"simulation time: {when}"),
+            Column(name="value", type="float", unit=self.unit, help=self.help or what),
+        ]
 
 
 class Declaration(BaseModel):
@@ -87,10 +204,17 @@ class Declaration(BaseModel):
     libraries: list[str] = []
     parameters: list[OmnetppParameter]
     summary: list[OmnetppSummaryField] = Field(min_length=1)
+    tables: dict[str, OmnetppTable] = {}
 
     @model_validator(mode="after")
     def _contract(self) -> Declaration:
         self.description()  # the contract's own rules (names, reserved words, twice declared)
+        for p in self.parameters:
+            if p.name in ADAPTER_OPTIONS:
+                raise ValueError(
+                    f"parameter '{p.name}' is an option of {COMMAND} itself; allowed: another "
+                    "name (set: names the OMNeT++ parameter)"
+                )
         return self
 
     def description(self) -> Description:
@@ -98,10 +222,13 @@ class Declaration(BaseModel):
         return Description(
             name=self.name,
             version=self.version,
-            parameters=[Parameter(**p.model_dump(exclude={"set"})) for p in self.parameters],
-            summary=[
-                Column(**f.model_dump(exclude={"scalar", "module", "reduce"})) for f in self.summary
+            parameters=[
+                Parameter(**p.model_dump(exclude={"set", "attach"})) for p in self.parameters
             ],
+            summary=[
+                Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary
+            ],
+            tables={name: table.columns() for name, table in self.tables.items()},
         )
 
 
@@ -148,10 +275,10 @@ class OmnetppStudy:
         except ValidationError as e:
             first = e.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-            raise OmnetppError(
-                f"{self.declaration_file}: {where}: {first['msg']}; allowed: as docs/omnetpp.md "
-                "describes"
-            ) from None
+            said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+            if "allowed:" not in said:  # else a rule of the declaration says it itself
+                said += "; allowed: as docs/omnetpp.md describes"
+            raise OmnetppError(f"{self.declaration_file}: {where}: {said}") from None
 
     @property
     def base(self) -> Path:
@@ -214,14 +341,17 @@ def installation() -> tuple[Path, Path]:
 
 
 def option_value(parameter: OmnetppParameter, value: object) -> str:
-    """A value as an OMNeT++ ini expression: strings quoted, booleans true/false."""
+    """A value as an OMNeT++ ini expression: strings quoted, booleans true/false, numbers with
+    the parameter's unit attached (:class:`OmnetppParameter`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value)  # an NED string literal: double quotes, backslash escapes
     if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return repr(value) if isinstance(value, float) else str(value)
+        text = str(int(value))
+    else:
+        text = repr(value) if isinstance(value, float) else str(value)
+    return text + (parameter.unit or "") if parameter.attach else text
 
 
 def _typed(parameter: OmnetppParameter, text: str) -> object:
@@ -248,9 +378,12 @@ def _pattern(omnetpp_pattern: str) -> re.Pattern[str]:
 
 
 def read_scalars(sca: Path, scavetool: Path) -> list[tuple[str, str, float]]:
-    """Every scalar of a result file as (module, name, value), exported by ``opp_scavetool``."""
+    """Every scalar of a result file as (module, name, value), exported by ``opp_scavetool``,
+    with the fields of its statistics as scalars ``<statistic>:<field>`` (``rtt:stats:mean``),
+    all to 17 significant digits (a double's; the exporter's default is 14)."""
     proc = subprocess.run(
-        [str(scavetool), "export", "-T", "s", "-F", "CSV-R", "-o", "-", str(sca)],
+        [str(scavetool), "export", "-T", "s", "-w", "-x", "precision=17", "-F", "CSV-R"]
+        + ["-o", "-", str(sca)],
         capture_output=True,
         text=True,
     )
@@ -264,18 +397,34 @@ def read_scalars(sca: Path, scavetool: Path) -> list[tuple[str, str, float]]:
     ]
 
 
+def _recorded(field: OmnetppSummaryField, scalars: Sequence[tuple[str, str, float]]) -> list[float]:
+    """The values a summary field reads, one per matching module (:func:`read_scalars`)."""
+    module = _pattern(field.module)
+    if field.statistic is None or field.field != "sum":
+        name = field.scalar if field.statistic is None else f"{field.statistic}:{field.field}"
+        return [v for m, n, v in scalars if n == name and module.match(m)]
+    # opp_scavetool exports no sum: the mean times the sum of the weights (the count unless
+    # weighted); an empty statistic's mean is NaN, its sum 0
+    means = {m: v for m, n, v in scalars if n == f"{field.statistic}:mean" and module.match(m)}
+    return [
+        means[m] * w if w else 0.0
+        for m, n, w in scalars
+        if n == f"{field.statistic}:sumweights" and m in means
+    ]
+
+
 def summarize(
     declaration: Declaration, scalars: Sequence[tuple[str, str, float]]
 ) -> dict[str, Any]:
-    """The summary the declaration asks for, from a run's scalars. NaN is null; a field whose
-    scalar was not recorded (or, with ``reduce: one``, recorded more than once) is an error."""
+    """The summary the declaration asks for, from a run's scalars (:func:`read_scalars`). NaN
+    or infinity is null; a field whose scalar or statistic was not recorded (or, with ``reduce:
+    one``, recorded more than once) is an error."""
     summary: dict[str, Any] = {}
     for field in declaration.summary:
-        module = _pattern(field.module)
-        values = [v for m, n, v in scalars if n == field.scalar and module.match(m)]
+        values = _recorded(field, scalars)
         if not values or (field.reduce == "one" and len(values) > 1):
             raise OmnetppError(
-                f"summary field '{field.name}': scalar '{field.scalar}' of modules "
+                f"summary field '{field.name}': {field.source} of modules "
                 f"'{field.module}' recorded {len(values)} times; the declaration asks for "
                 + ("exactly one" if field.reduce == "one" else "at least one")
             )
@@ -285,7 +434,7 @@ def summarize(
             value = math.fsum(values) / len(values)
         else:
             value = min(values) if field.reduce == "min" else max(values)
-        if math.isnan(value):
+        if not math.isfinite(value):  # as satnet writes it: JSON has no NaN or Infinity
             summary[field.name] = None
         elif field.type == "int":
             summary[field.name] = round(value)
@@ -294,6 +443,79 @@ def summarize(
         else:
             summary[field.name] = value
     return summary
+
+
+def _filter_literal(name: str) -> str:
+    """A name as an opp_scavetool filter pattern matching only itself: quoted, every character
+    but letters and digits escaped for the pattern (``\\\\(``), a quote for the string."""
+    escaped = (c if c.isalnum() else '\\"' if c == '"' else "\\\\" + c for c in name)
+    return '"' + "".join(escaped) + '"'
+
+
+#: A recorded vector: module, name, sample times and values.
+Vector = tuple[str, str, np.ndarray, np.ndarray]
+
+
+def read_vectors(vec: Path, scavetool: Path, names: Sequence[str]) -> list[Vector]:
+    """The vectors of a result file with one of these names, every module's, exported by
+    ``opp_scavetool`` (which reads only their blocks of the file), to 17 significant digits."""
+    query = " OR ".join(f"name =~ {_filter_literal(n)}" for n in dict.fromkeys(names))
+    proc = subprocess.run(
+        [str(scavetool), "export", "-T", "v", "-f", query, "-x", "precision=17", "-F", "CSV-R"]
+        + ["-o", "-", str(vec)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise OmnetppError(f"opp_scavetool could not read {vec.name}: {proc.stderr.strip()}")
+    csv.field_size_limit(sys.maxsize)  # a vector's samples are one field
+    return [
+        (
+            row["module"],
+            row["name"],
+            np.fromstring(row["vectime"], sep=" "),
+            np.fromstring(row["vecvalue"], sep=" "),
+        )
+        for row in csv.DictReader(io.StringIO(proc.stdout))
+        if row.get("type") == "vector"
+    ]
+
+
+def table_rows(name: str, table: OmnetppTable, vectors: Sequence[Vector]) -> list[dict[str, Any]]:
+    """A declared table's rows from a run's vectors, ordered by module, vector and time. With
+    ``bin``, a row per bin with samples: sample t is in bin floor(t / bin) (to a billionth of
+    a bin, so that decimal times on a boundary fall in the later bin), the row's time is the
+    bin's start, its value the samples' mean. NaN or infinity is null. A declared vector that
+    no matching module recorded is an error."""
+    module = _pattern(table.module)
+    chosen = sorted(
+        (v for v in vectors if v[1] in table.vectors and module.match(v[0])),
+        key=lambda v: (v[0], table.vectors.index(v[1])),
+    )
+    for vector in table.vectors:
+        if not any(v[1] == vector for v in chosen):
+            raise OmnetppError(
+                f"table '{name}': vector '{vector}' of modules '{table.module}' was not "
+                "recorded; the declaration asks for it (is it a vector the model records?)"
+            )
+    rows: list[dict[str, Any]] = []
+    for path, vector, times, values in chosen:
+        if table.bin is not None and len(times):
+            index = np.floor(times / table.bin + 1e-9).astype(np.int64)
+            bins, where, counts = np.unique(index, return_inverse=True, return_counts=True)
+            values = np.bincount(where, weights=values) / counts
+            width = decimal.Decimal(repr(table.bin))  # 3 x 0.1 is 0.3, not 0.30000000000000004
+            times = [float(width * int(b)) for b in bins]
+        rows.extend(
+            {
+                "module": path,
+                "vector": vector,
+                "time": float(t),
+                "value": float(x) if math.isfinite(x) else None,
+            }
+            for t, x in zip(times, values, strict=True)
+        )
+    return rows
 
 
 def echo(
@@ -315,13 +537,155 @@ def echo(
     return params
 
 
+#: How a run number becomes OMNeT++'s random streams (a design's ``omnetpp_seeds``): ``run``,
+#: the whole run number makes the state of every generator (:data:`RNG_SOURCE`); ``seed-set``,
+#: the run number hashed into a seed set (stores made before ``run`` existed).
+SEEDS = ("run", "seed-set")
+#: The random number generator class of ``seeds: run``, built once per OMNeT++ installation
+#: (:func:`rng_library`) and selected with ``--rng-class``; ``state`` is what
+#: :func:`mt_state` computes.
+RNG_CLASS = "SatsweepMt"
+RNG_SOURCE = r"""// satsweep's random number generator class for OMNeT++ (satsweep/engine/omnetpp.py builds it):
+// OMNeT++'s Mersenne Twister, its state made from the whole run number (--satsweep-run).
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <omnetpp.h>
+
+using namespace omnetpp;
+
+Register_PerRunConfigOption(CFGID_SATSWEEP_RUN, "satsweep-run", CFG_STRING, nullptr,
+    "satsweep's run number (1 .. 2^63-1): with rng-class=SatsweepMt it makes every RNG's state.");
+
+namespace {
+// SplitMix64's finalizer: a bijection of 64-bit words (xorshifts and odd multipliers).
+uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+}  // namespace
+
+class SatsweepMt : public cMersenneTwister
+{
+  public:
+    void initialize(int, int rngId, int, int parsimProcId, int, cConfiguration *cfg) override
+    {
+        const char *text = cfg->getConfigValue("satsweep-run");
+        char *end = nullptr;
+        errno = 0;
+        unsigned long long run = text ? std::strtoull(text, &end, 10) : 0;
+        if (!text || end == text || *end || errno || run == 0 || run >> 63)
+            throw cRuntimeError("SatsweepMt: satsweep-run must be a run number 1 .. 2^63-1");
+        // Words 1 and 2 are mix(run), word 3 the RNG (and partition): distinct runs and RNGs
+        // get distinct states by construction. The other words are SplitMix64's sequence from
+        // all three, so that nearby run numbers give unrelated states.
+        MTRand::uint32 state[MTRand::SAVE];  // (an unsigned long holding 32 bits)
+        uint64_t key = mix(run);
+        uint32_t id = (uint32_t)rngId ^ ((uint32_t)parsimProcId << 20);
+        state[0] = 0x80000000UL;  // only its top bit counts
+        state[1] = (uint32_t)key;
+        state[2] = (uint32_t)(key >> 32);
+        state[3] = id;
+        uint64_t x = key ^ mix(0x5A75E3E9ULL << 32 | id);
+        for (int i = 4; i < MTRand::N; i++) {
+            x += 0x9E3779B97F4A7C15ULL;
+            state[i] = (uint32_t)(mix(x) >> 32);
+        }
+        state[MTRand::N] = 0;  // no value left: the first draw twists the state
+        rng.load(state);
+    }
+};
+
+Register_Class(SatsweepMt);
+"""
+_MASK64 = (1 << 64) - 1
+
+
+def _mix(z: int) -> int:
+    """SplitMix64's finalizer, a bijection of 64-bit words (as RNG_SOURCE's ``mix``)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def mt_state(run: int, rng: int = 0, partition: int = 0) -> list[int]:
+    """The 624 words of Mersenne Twister state that ``seeds: run`` gives OMNeT++'s generator
+    ``rng`` in a run (what RNG_SOURCE loads; numpy's MT19937 draws the same numbers from it).
+    Words 1 and 2 are a bijection of the run number and word 3 is the generator: distinct runs
+    and generators have distinct states by construction."""
+    key, ident = _mix(run), (rng ^ (partition << 20)) & 0xFFFFFFFF
+    words = [0x80000000, key & 0xFFFFFFFF, key >> 32, ident]
+    x = key ^ _mix((0x5A75E3E9 << 32) | ident)
+    for _ in range(4, 624):
+        x = (x + 0x9E3779B97F4A7C15) & _MASK64
+        words.append(_mix(x) >> 32)
+    return words
+
+
+def rng_library(omnetpp: Path) -> Path:
+    """RNG_SOURCE built against the OMNeT++ at ``omnetpp`` (with the compiler its Makefile.inc
+    names), once: in satsweep's cache folder, keyed by the source and the installation. The
+    path as ``opp_run -l`` takes it (no ``lib`` prefix, no ``.so``)."""
+    key = hashlib.sha256(f"{RNG_SOURCE}\n{omnetpp.resolve()}".encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = cache / "satsweep" / "omnetpp-rng" / key
+    library = folder / "libsatsweeprng.so"
+    if library.is_file():
+        return folder / "satsweeprng"
+    try:
+        found = re.search(r"^CXX\s*=\s*(.+)$", (omnetpp / "Makefile.inc").read_text(), re.M)
+    except OSError:
+        found = None
+    compiler = shlex.split(found.group(1)) if found else ["c++"]
+    try:
+        _build(compiler, omnetpp, folder, library)
+    except OSError as e:
+        raise OmnetppError(
+            f"cannot build satsweep's OMNeT++ generator in {folder}: {e.strerror or e}"
+        ) from None
+    return folder / "satsweeprng"
+
+
+def _build(compiler: list[str], omnetpp: Path, folder: Path, library: Path) -> None:
+    """Compiles RNG_SOURCE into ``library`` (:func:`rng_library`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:  # concurrent builds: one wins
+        source, built = Path(scratch) / "SatsweepMt.cc", Path(scratch) / library.name
+        source.write_text(RNG_SOURCE)
+        lib = omnetpp / "lib"
+        proc = subprocess.run(
+            [*compiler, "-std=c++17", "-O2", "-fPIC", "-shared", f"-I{omnetpp / 'include'}"]
+            + [str(source), f"-L{lib}", "-loppsim", f"-Wl,-rpath,{lib}", "-o", str(built)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            said = (proc.stderr.strip().splitlines() or ["(nothing said)"])[-1]
+            raise OmnetppError(f"cannot build satsweep's OMNeT++ generator ({folder}): {said}")
+        os.replace(built, library)
+
+
 def seed_set(run: int) -> int:
-    """The OMNeT++ seed set of a run number. OMNeT++ takes a seed set as a C int and seeds its
-    Mersenne Twister with 32 bits, while run numbers go up to 2^63 - 1: the run number is hashed
-    into 1 .. 2^31 - 1. Distinct runs can then meet on one seed set (likely past ~50,000 runs),
-    so a design checks its runs' seed sets before it runs (Program.stream)."""
+    """The OMNeT++ seed set of a run number under ``seeds: seed-set`` (stores made before
+    ``run``). OMNeT++ takes a seed set as a C int and seeds its Mersenne Twister with 32 bits:
+    the run number is hashed into 1 .. 2^31 - 1. Distinct runs can then meet on one seed set
+    (likely past ~50,000 runs), so a design checks its runs' seed sets before it runs
+    (Program.stream)."""
     digest = hashlib.sha256(f"satsweep-omnetpp:{run}".encode()).digest()
     return 1 + int.from_bytes(digest[:8], "big") % (2**31 - 1)
+
+
+def seed_options(seeds: str, run_number: int, omnetpp: Path) -> list[str]:
+    """The opp_run options that give a run its random streams under ``seeds`` (:data:`SEEDS`)."""
+    if seeds == "seed-set":
+        return [f"--seed-set={seed_set(run_number)}"]
+    return [
+        f"-l{rng_library(omnetpp)}",
+        f"--rng-class={RNG_CLASS}",
+        f"--satsweep-run={run_number}",
+    ]
 
 
 def _usage(message: str) -> int:
@@ -335,8 +699,15 @@ def _write_whole(path: Path, result: Mapping[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def run(study: OmnetppStudy, given: Mapping[str, object], run_number: int, out: Path) -> int:
-    """Runs one simulation of the study and writes its result to ``out``; the exit code."""
+def run(
+    study: OmnetppStudy,
+    given: Mapping[str, object],
+    run_number: int,
+    out: Path,
+    seeds: str = SEEDS[0],
+) -> int:
+    """Runs one simulation of the study, its random streams made from ``run_number`` as
+    ``seeds`` says (:data:`SEEDS`), and writes its result to ``out``; the exit code."""
     omnetpp, inet = installation()
     declaration = study.declaration
     # every parameter with a value, defaults too: the declaration, not the ini, says them
@@ -345,6 +716,13 @@ def run(study: OmnetppStudy, given: Mapping[str, object], run_number: int, out: 
         f"--{p.pattern}={option_value(p, values[p.name])}"
         for p in declaration.parameters
         if values[p.name] is not None
+    ]
+    # a declared table's vectors are recorded even where the ini turns vectors off (first
+    # match wins, and OMNeT++ matches the command line's options before the ini's)
+    options += [
+        f"--{table.module}.{vector}.vector-recording=true"
+        for table in declaration.tables.values()
+        for vector in table.vectors
     ]
     with tempfile.TemporaryDirectory(prefix="satsweep-omnetpp-") as scratch:
         command = [
@@ -362,7 +740,7 @@ def run(study: OmnetppStudy, given: Mapping[str, object], run_number: int, out: 
             "--output-scalar-file=${resultdir}/run.sca",
             "--output-vector-file=${resultdir}/run.vec",
             "--output-scalar-file-append=false",
-            f"--seed-set={seed_set(run_number)}",
+            *seed_options(seeds, run_number, omnetpp),
             "--cmdenv-express-mode=true",
             "--cmdenv-status-frequency=60s",
             *options,
@@ -378,12 +756,22 @@ def run(study: OmnetppStudy, given: Mapping[str, object], run_number: int, out: 
         if not sca.is_file():
             sys.stderr.write("the run recorded no scalars (run.sca missing)\n")
             return 1
+        vec = Path(scratch) / "run.vec"
+        if declaration.tables and not vec.is_file():
+            sys.stderr.write("the run recorded no vectors (run.vec missing) for its tables\n")
+            return 1
+        scavetool = omnetpp / "bin" / "opp_scavetool"
         try:
-            scalars = read_scalars(sca, omnetpp / "bin" / "opp_scavetool")
+            scalars = read_scalars(sca, scavetool)
             result = {
                 "params": echo(declaration, given, scalars),
                 "summary": summarize(declaration, scalars),
             }
+            if declaration.tables:
+                names = [v for t in declaration.tables.values() for v in t.vectors]
+                vectors = read_vectors(vec, scavetool, names)
+                for name, table in declaration.tables.items():
+                    result[name] = table_rows(name, table, vectors)
         except OmnetppError as e:
             sys.stderr.write(f"{e}\n")
             return 1
@@ -391,15 +779,66 @@ def run(study: OmnetppStudy, given: Mapping[str, object], run_number: int, out: 
     return 0
 
 
+def trial(ini: Path, config: str, seconds: str) -> tuple[list[tuple[str, str, str]], str]:
+    """Runs run 0 of the configuration for ``seconds`` of simulated time and lists its scalars
+    and statistics as (type, module, name); with what happened, for the declaration."""
+    try:
+        omnetpp, inet = installation()
+    except OmnetppError:
+        return [], "no trial run (OMNeT++ is not installed): name the scalars yourself"
+    with tempfile.TemporaryDirectory(prefix="satsweep-import-") as scratch:
+        command = [
+            str(omnetpp / "bin" / "opp_run"),
+            *("-u", "Cmdenv", "-c", config, "-r", "0"),
+            "-n",
+            os.pathsep.join([str(ini.parent), str(inet / "src")]),
+            f"-l{inet / 'src' / 'INET'}",
+            f"--result-dir={scratch}",
+            "--output-scalar-file=${resultdir}/run.sca",
+            "--output-vector-file=${resultdir}/run.vec",
+            f"--sim-time-limit={seconds}",
+            "--cpu-time-limit=60s",
+            "--cmdenv-express-mode=true",
+            str(ini),
+        ]
+        try:
+            proc = subprocess.run(
+                command, cwd=ini.parent, capture_output=True, text=True, timeout=120
+            )
+        except subprocess.TimeoutExpired:
+            return [], "the trial run took over 120 s: name the scalars yourself"
+        sca = Path(scratch) / "run.sca"
+        if proc.returncode != 0 or not sca.is_file():
+            said = (proc.stdout + proc.stderr).strip().splitlines()
+            last = said[-1] if said else f"exit code {proc.returncode}"
+            return [], f"the trial run failed ({last[:200]}): name the scalars yourself"
+        export = subprocess.run(
+            [str(omnetpp / "bin" / "opp_scavetool"), "export", "-F", "CSV-R", "-o", "-", str(sca)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        rows = [
+            (row["type"], row["module"], row["name"])
+            for row in csv.DictReader(io.StringIO(export.stdout))
+            if row.get("type") in ("scalar", "statistic", "histogram")
+        ]
+    return rows, f"what run 0 recorded in a {seconds} trial run (uncomment the fields you want)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``satsweep-omnetpp --ini=FILE --config=NAME (--describe | --PARAM=VALUE ... --run=R
-    --out=FILE)``: an OMNeT++ study under the engine contract."""
-    parser = argparse.ArgumentParser(prog=COMMAND, description=main.__doc__, add_help=True)
+    """``satsweep-omnetpp --ini=FILE --config=NAME [--seeds=run|seed-set] (--describe |
+    --PARAM=VALUE ... --run=R --out=FILE)``: an OMNeT++ study under the engine contract."""
+    # no abbreviations: a study's --s=... is its parameter s, not --seeds
+    parser = argparse.ArgumentParser(
+        prog=COMMAND, description=main.__doc__, add_help=True, allow_abbrev=False
+    )
     parser.add_argument("--ini", required=True, type=Path)
     parser.add_argument("--config", default="General")
     parser.add_argument("--describe", action="store_true")
     parser.add_argument("--run", type=int)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--seeds", choices=SEEDS, default=SEEDS[0])
     known, rest = parser.parse_known_args(argv)
     try:
         study = OmnetppStudy(known.ini, known.config)
@@ -428,7 +867,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _usage(f"--{name}: {problem}")
         given[name] = value
     try:
-        return run(study, given, known.run, known.out)
+        return run(study, given, known.run, known.out, known.seeds)
     except OmnetppError as e:
         print(f"{COMMAND}: {e}", file=sys.stderr)
         return 1

@@ -4,22 +4,27 @@ path, asked once per binary what it takes and gives (``--describe``), run once p
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
+import math
 import os
+import signal
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from collections.abc import Callable, Mapping
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import ValidationError
 
-from satsweep.engine.description import Description, conforms, flags
+from satsweep.engine.description import Description, conforms, flags, shown
 
 __all__ = [
     "USAGE_ERROR",
@@ -34,8 +39,11 @@ __all__ = [
 USAGE_ERROR = 2
 #: How long ``--describe`` may take.
 DESCRIBE_TIMEOUT_S = 60
-#: How many lines of a failed program's stderr are kept.
+#: How many lines of a failed program's stderr are kept, and at most how many bytes.
 STDERR_TAIL_LINES = 20
+STDERR_TAIL_BYTES = 1 << 16
+#: The values of the contract's ``int``: what a 64-bit column holds.
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 class ProgramError(ValueError):
@@ -117,9 +125,11 @@ def _description(path: Path, sha256: str, args: tuple[str, ...] = ()) -> Descrip
         description = Description.model_validate_json(proc.stdout)
     except ValidationError as e:
         first = e.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        where = ".".join(str(part) for part in first["loc"])
+        # a rule of the contract (Description's validators) says itself what is wrong
+        said = first["ctx"]["error"] if first["type"] == "value_error" else first["msg"]
         raise ProgramError(
-            f"{path} --describe: {where}: {first['msg']}; allowed: one JSON object as "
+            f"{path} --describe: {where + ': ' if where else ''}{said}; allowed: one JSON object as "
             "docs/engine-contract.md describes"
         ) from None
     if cached is None:
@@ -156,11 +166,12 @@ class Program:
         return cls(path, sha256, _description(path, sha256))
 
     @classmethod
-    def omnetpp(cls, ini: Path, config: str) -> Program:
+    def omnetpp(cls, ini: Path, config: str, seeds: str = "run") -> Program:
         """An OMNeT++ study (an ini file and one of its configurations) under the contract,
         through the adapter ``satsweep-omnetpp`` (:mod:`satsweep.engine.omnetpp`); its hash
-        covers the ini, the declaration, the libraries and the NED files."""
-        from satsweep.engine.omnetpp import COMMAND, OmnetppError, OmnetppStudy, seed_set
+        covers the ini, the declaration, the libraries and the NED files. ``seeds`` says how
+        a run number makes OMNeT++'s random streams (:data:`~satsweep.engine.omnetpp.SEEDS`)."""
+        from satsweep.engine.omnetpp import COMMAND, OmnetppError, OmnetppStudy
 
         try:
             study = OmnetppStudy(ini, config)
@@ -171,7 +182,19 @@ class Program:
             raise ProgramError(f"{adapter}: the OMNeT++ adapter is missing; ./setup.sh installs it")
         args = (f"--ini={study.ini}", f"--config={study.config}")
         description = _description(adapter, study.sha256, args)
-        return cls(adapter, study.sha256, description, args, seed_set)
+        return cls(adapter, study.sha256, description, args).with_seeds(seeds)
+
+    def with_seeds(self, seeds: str) -> Program:
+        """This OMNeT++ study with its random streams made as ``seeds`` says: ``run`` (each run
+        number its own streams, by construction) or ``seed-set`` (hashed into 31 bits: fewer
+        streams than run numbers, which a design checks, :attr:`stream`)."""
+        from satsweep.engine.omnetpp import SEEDS, seed_set
+
+        if seeds not in SEEDS:
+            raise ProgramError(f"omnetpp_seeds: {shown(seeds)}; allowed: {', '.join(SEEDS)}")
+        args = (*(a for a in self.args if not a.startswith("--seeds=")), f"--seeds={seeds}")
+        stream = seed_set if seeds == "seed-set" else None
+        return dataclasses.replace(self, args=args, stream=stream)
 
     @classmethod
     def find(
@@ -232,26 +255,33 @@ class Program:
         return [str(self.path), *self.args, *flags(params), f"--run={run}", f"--out={out}"]
 
     def run(
-        self, params: Mapping[str, object], run: int | str, out: Path | None = None
+        self,
+        params: Mapping[str, object],
+        run: int | str,
+        out: Path | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         """Runs one simulation and returns its result, checked against the description.
 
         The program writes the result to ``out`` when given, else to a temporary file that is
-        removed afterwards. Raises SimulationError when it fails or breaks the contract.
+        removed afterwards. Raises SimulationError when it fails or breaks the contract, or
+        runs longer than ``timeout`` seconds (its process group is then killed).
         """
         with tempfile.TemporaryDirectory(prefix="satsweep-") as scratch:
             target = Path(out) if out is not None else Path(scratch) / "result.json"
             try:
-                proc = subprocess.run(
-                    self.command(params, run, target), capture_output=True, text=True
-                )
+                proc = _run_group(self.command(params, run, target), timeout)
             except OSError as e:
                 raise SimulationError(f"cannot start {self.path}: {e.strerror or e}", None) from e
+            except subprocess.TimeoutExpired as e:
+                said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else ""
+                tail = "\n".join((said or "").strip().splitlines()[-STDERR_TAIL_LINES:])
+                raise SimulationError(f"timed out after {timeout:g} s", None, tail) from None
             if proc.returncode != 0:
                 tail = "\n".join(proc.stderr.strip().splitlines()[-STDERR_TAIL_LINES:])
                 raise SimulationError(f"{self.name} failed", proc.returncode, tail)
             try:
-                result = json.loads(target.read_text())
+                result = json.loads(target.read_text(), parse_constant=_NotJson)
             except (OSError, ValueError) as e:
                 raise SimulationError(f"{self.name} wrote no readable result: {e}", 0) from e
         problem = self.check_result(result)
@@ -272,6 +302,12 @@ class Program:
                 return f"'{part}' is not an object"
             if problem := _check_row(part, values, {f.name: f.type for f in fields}):
                 return problem
+        missing = [f.name for f in d.summary if f.name not in result["summary"]]
+        if missing:
+            return (
+                f"summary: '{missing[0]}' is missing; allowed: every declared field, null where "
+                "it has no value"
+            )
         for table, columns in d.tables.items():
             rows = result.get(table, [])
             if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
@@ -282,15 +318,112 @@ class Program:
                     return problem
         extra = set(result) - {*parts, *d.tables}
         if extra:
-            return f"'{sorted(extra)[0]}' is not a part the description declares"
+            return f"{shown(sorted(extra)[0])} is not a part the description declares"
         return None
+
+
+def _die_with_job() -> None:  # in the program's process, before exec
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a killed job takes it along
+
+
+def _run_group(command: list[str], timeout: float | None) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(command, capture_output=True, text=True, timeout=timeout)``, but the
+    program runs in a process group of its own that is killed whole (SIGKILL) on timeout or
+    when this process is interrupted: subprocess.run would kill the program alone, and its
+    children would hold the pipes open. Only the last :data:`STDERR_TAIL_BYTES` of stderr are
+    kept and stdout is dropped (satsweep reads neither else): a program that prints gigabytes
+    costs no memory."""
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        process_group=0,
+        preexec_fn=_die_with_job,
+    )
+    stderr = _Tail(proc.stderr)  # type: ignore[arg-type]
+    try:
+        proc.wait(timeout=timeout)
+    except BaseException as e:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        stderr.join(DESCRIBE_TIMEOUT_S)
+        if isinstance(e, subprocess.TimeoutExpired):
+            raise subprocess.TimeoutExpired(command, e.timeout, None, stderr.kept) from None
+        raise
+    stderr.join(DESCRIBE_TIMEOUT_S)  # a child that left the group may hold the pipe open
+    return subprocess.CompletedProcess(
+        command, proc.returncode, "", stderr.kept.decode(errors="replace")
+    )
+
+
+class _Tail(threading.Thread):
+    """Reads a pipe to its end in the background, keeping only its last bytes (``kept``)."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.pipe = pipe
+        self.kept = b""
+        self.start()
+
+    def run(self) -> None:
+        with self.pipe:
+            for block in iter(lambda: self.pipe.read1(1 << 16), b""):  # type: ignore[attr-defined]
+                self.kept = (self.kept + block)[-STDERR_TAIL_BYTES:]
+
+
+class _NotJson:
+    """NaN, Infinity or -Infinity in a result: Python's json reads them, JSON has no such value."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _check_row(where: str, values: Mapping[str, object], kinds: Mapping[str, str]) -> str | None:
     for name, value in values.items():
         kind = kinds.get(name)
         if kind is None:
-            return f"{where}: '{name}' is not declared by --describe"
-        if value is not None and not conforms(kind, value):  # type: ignore[arg-type]
-            return f"{where}: '{name}' = {value!r} is not of type {kind}"
+            return f"{where}: {shown(name)} is not declared by --describe"
+        if value is not None and (problem := _unstorable(kind, value)):
+            return f"{where}: '{name}' {problem}"
     return None
+
+
+def _unstorable(kind: str, value: object) -> str | None:
+    """None when a result's ``value`` can be stored as the contract's type ``kind``, else what
+    it is (its class, never the whole of a value that may be huge) and what is allowed."""
+    if isinstance(value, _NotJson):
+        return (
+            f"is {value.text}, which JSON does not have; allowed: a number, or null for a value "
+            "that is not a number"
+        )
+    if not conforms(kind, value):  # type: ignore[arg-type]
+        return f"= {_brief(value)} is not of type {kind}"
+    if kind == "int" and not INT_RANGE[0] <= value <= INT_RANGE[1]:  # type: ignore[operator]
+        return f"= {_brief(value)} is too large; allowed: a 64-bit integer (-2^63 to 2^63-1)"
+    if kind == "float":
+        try:
+            finite = math.isfinite(float(value))  # type: ignore[arg-type]
+        except OverflowError:  # an integer beyond any float
+            finite = False
+        if not finite:
+            return f"= {_brief(value)} is too large; allowed: a 64-bit float, or null"
+    if kind == "string":
+        try:
+            value.encode()  # type: ignore[union-attr]
+        except UnicodeEncodeError:  # a lone surrogate (\ud800): not text any file can hold
+            return f"= {_brief(value)} is not Unicode text; allowed: a string of characters"
+    return None
+
+
+def _brief(value: object) -> str:
+    """A value of a result for a message: short (a program's strings and numbers may be huge)."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "a list"
+    return repr(value)

@@ -13,43 +13,22 @@ from typing import Any
 import pyarrow as pa
 
 from satsweep.design import Design, Run
-from satsweep.engine import value_text
+from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, value_text
 
 __all__ = ["KEY_COLUMNS", "PROVENANCE_COLUMNS", "run_rows", "run_schema", "table_schema"]
 
-#: The columns that identify a run: its study, configuration, replication and random stream.
-KEY_COLUMNS = ("study", "config_id", "replication", "seed", "run")
-#: What ran, where and when.
-PROVENANCE_COLUMNS = (
-    "program",
-    "program_version",
-    "program_sha256",
-    "satsweep_version",
-    "git_commit",
-    "git_dirty",
-    "host",
-    "started_at",
-    "elapsed_seconds",
-)
 _ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "string": pa.string()}
-_KEY_TYPES = {
-    "study": pa.string(),
-    "config_id": pa.string(),
+#: The types of the store's own columns (named in the engine's contract): text unless here.
+_OWN_TYPES = {
     "replication": pa.int64(),
     "seed": pa.int64(),
     "run": pa.int64(),
-}
-_PROVENANCE_TYPES = {
-    "program": pa.string(),
-    "program_version": pa.string(),
-    "program_sha256": pa.string(),
-    "satsweep_version": pa.string(),
-    "git_commit": pa.string(),
     "git_dirty": pa.bool_(),
-    "host": pa.string(),
     "started_at": pa.timestamp("us"),
     "elapsed_seconds": pa.float64(),
 }
+_KEY_TYPES = {name: _OWN_TYPES.get(name, pa.string()) for name in KEY_COLUMNS}
+_PROVENANCE_TYPES = {name: _OWN_TYPES.get(name, pa.string()) for name in PROVENANCE_COLUMNS}
 
 
 def run_schema(design: Design) -> pa.Schema:
@@ -68,24 +47,10 @@ def run_schema(design: Design) -> pa.Schema:
 
 def table_schema(design: Design, table: str) -> pa.Schema:
     """The columns of one of the program's tables: study, config_id, replication, its own."""
-    fields = {name: _KEY_TYPES[name] for name in ("study", "config_id", "replication")}
+    fields = {name: _KEY_TYPES[name] for name in TABLE_KEY_COLUMNS}
     for column in design.describe.tables[table]:
         fields.setdefault(column.name, _ARROW[column.type])
     return pa.schema(fields)
-
-
-def clashes(design: Design) -> list[str]:
-    """The program's summary fields and table columns that would take a name the store uses."""
-    describe = design.describe
-    taken = {*KEY_COLUMNS, *PROVENANCE_COLUMNS, *(p.name for p in describe.parameters)}
-    problems = [f"summary field '{f.name}'" for f in describe.summary if f.name in taken]
-    for table, columns in describe.tables.items():
-        problems += [
-            f"column '{c.name}' of table '{table}'"
-            for c in columns
-            if c.name in ("study", "config_id", "replication")
-        ]
-    return problems
 
 
 def _typed(value: Any, kind: pa.DataType) -> Any:

@@ -9,12 +9,14 @@
       runs/<config_id>/r<k>.<table>.parquet   its rows of each table the program declares
       runs/<config_id>/r<k>.parquet   its run row
       runs/<config_id>/r<k>.record.json   written last, after the files it vouches for: their
-                                      sizes, sha256 and rows (a run is done iff it is there
-                                      and its files match it)
+                                      sizes, sha256 and rows, and the run number and base_seed
+                                      the run was made with (a run is done iff it is there,
+                                      its files match it and its run number is the design's)
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
-      compaction.json                 what the last compaction wrote (Snakemake's target)
+      compaction.json                 what the last compaction wrote (Snakemake's target): the
+                                      runs, their digest, each table's rows, size and sha256
       quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way
       logs/                           Snakemake's and the jobs' logs
       .snakemake/                     Snakemake's metadata (`satsweep run` uses this directory)
@@ -27,6 +29,7 @@ so a reader (or a rerun after a kill) sees a whole file or none. The results dir
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -40,16 +43,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import satsweep
-from satsweep.design import Configuration, Design, DesignError, Run
+from satsweep.design import MAX_REPLICATIONS, Configuration, Design, DesignError, Run, rng_run
 from satsweep.engine import Description, Program, file_sha256, value_text
 from satsweep.store.files import write_json, write_parquet
-from satsweep.store.rows import clashes, run_rows, run_schema, table_schema
+from satsweep.store.rows import run_rows, run_schema, table_schema
 
 __all__ = ["State", "Store", "StoreError", "check_read_only", "connect", "results_dir", "studies"]
 
 #: What a query over a store may be: it reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, FROM
-#: ..., PRAGMA functions) or explains; anything else could change a store or the files around it.
-READ_ONLY = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
+#: ..., PRAGMA functions), or it explains a statement that reads (EXPLAIN ANALYZE runs what it
+#: explains); anything else could change a store or the files around it.
+READ_ONLY = (duckdb.StatementType.SELECT,)
 
 
 class StoreError(ValueError):
@@ -60,7 +64,28 @@ class StoreError(ValueError):
 NOT_DONE = "not done"
 #: A run's file in runs/<config_id>/: r<k> and a suffix (temporaries start with a dot).
 _RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
+#: A configuration's directory in runs/: its config_id.
+_CONFIG_ID = re.compile(r"[0-9a-f]{12}")
+#: The files of a run that say it finished: its record, or its run row (before records).
+_FINISHED = frozenset({".record.json", ".parquet"})
 _NONE: frozenset[int] = frozenset()
+
+
+def _digest_line(run: Run, row: Path, record: dict[str, Any] | None) -> bytes:
+    """What a done run adds to the digest of a store's runs (:attr:`State.digest`): its key,
+    its run number and the sha256 of its run row (``row``) as its record gives it, or read for
+    a run made before records (a run redone gets another row: its start time at least)."""
+    recorded = record["files"][row.name].get("sha256") if record else file_sha256(row)
+    return f"{run.config_id}/r{run.replication}:{run.run}:{recorded}\n".encode()
+
+
+def _row_value(path: Path, column: str) -> Any:
+    """The value of ``column`` in a run's one-row table, or None when it cannot be read."""
+    try:
+        values = pq.read_table(path, columns=[column]).column(0).to_pylist()
+    except (OSError, KeyError, pa.ArrowException):
+        return None
+    return values[0] if len(values) == 1 else None
 
 
 def _readable(files: list[Path]) -> str | None:
@@ -95,6 +120,10 @@ class State:
     #: the configurations (by index) with a run not done, and their replications that are
     #: done, failed or damaged (the others are missing)
     incomplete: dict[int, frozenset[int]] = field(default_factory=dict)
+    #: sha256 over the done runs, in order, each with its run number and its row's sha256
+    #: (_digest_line): compaction.json keeps that of the runs compacted
+    #: (:meth:`Store.compaction_problem`)
+    digest: str = ""
 
     @property
     def total(self) -> int:
@@ -203,11 +232,38 @@ class Store:
             return None
         return recorded.get("design", {}).get("streams", 1)
 
+    @staticmethod
+    def _seeds(recorded: dict[str, Any] | None) -> str | None:
+        """How the OMNeT++ runs of a recorded design got their random streams
+        (``omnetpp_seeds``): seed-set for a store recorded before it existed, None for no
+        design or another program."""
+        made = (recorded or {}).get("design", {})
+        return made.get("omnetpp_seeds", "seed-set") if made.get("program") == "omnetpp" else None
+
     def bind(self, design: Design) -> Design:
         """``design`` as this store's runs need it: a design file that does not set
         ``streams`` takes the store's (an existing store keeps its run numbers), then
-        :meth:`check`. Use it wherever a design meets its store."""
+        :meth:`check`, and a run found in the store must have the run number the design gives
+        it (:meth:`sampled_run`): a store whose design.json is gone keeps its runs' base_seed
+        and streams. Use it wherever a design meets its store."""
         recorded = self.recorded()
+        sample = self.sampled_run()
+        if recorded is None and sample is not None:
+            made = self._made_with(sample)
+            if made is not None:  # design.json is gone: the runs say how they were made
+                recorded = {"design": made}
+        seeds = self._seeds(recorded)
+        if (
+            seeds is not None
+            and seeds != (design.omnetpp_seeds or "run")
+            and "omnetpp_seeds" not in design.model_fields_set
+        ):  # an OMNeT++ store keeps its runs' random streams
+            bound = design.model_copy(update={"omnetpp_seeds": seeds})
+            bound._executable = design.executable.with_seeds(seeds)
+            clash = bound.stream_clash()
+            if clash is not None:
+                raise DesignError(f"{design.source}: {clash}")
+            design = bound
         streams = self._streams(recorded)
         if (
             streams is not None
@@ -220,13 +276,68 @@ class Store:
                 raise DesignError(f"{design.source}: {clash}")
             design = bound
         self._check(design, recorded)
+        if sample is not None:
+            cid, k, made = sample["config_id"], sample["replication"], sample["run"]
+            expected = rng_run(design.base_seed, cid, k, design.streams)
+            if made != expected:
+                seed = f" (base_seed {sample['seed']})" if sample["seed"] is not None else ""
+                raise DesignError(
+                    f"base_seed: {design.base_seed} with streams {design.streams} gives run "
+                    f"{cid}/r{k} --run={expected}, but the run in {self.root} was made with "
+                    f"--run={made}{seed}; allowed: the base_seed and streams its runs were made "
+                    f"with, or another study name (or remove {self.root})"
+                )
         return design
+
+    def sampled_run(self) -> dict[str, Any] | None:
+        """One run found in runs/ (the first with a record or a run row), as it was made:
+        ``config_id``, ``replication``, ``run`` (its --run) and ``seed`` (its base_seed, None
+        when unknown), from its record or, for a record without them, its run row. None for
+        a store without runs. Cheap: runs/ is listed, then it stops at the first (in the order
+        of config_id and replication, so that every caller sees the same run)."""
+        for cid in sorted(filter(_CONFIG_ID.fullmatch, self.configurations_with_files())):
+            found = self.replications_with_files(cid, MAX_REPLICATIONS)
+            for k in sorted(k for k, suffixes in found.items() if suffixes & _FINISHED):
+                made = self._made(self.run_dir(cid), k)
+                if made is not None:
+                    return {"config_id": cid, "replication": k, **made}
+        return None
+
+    @staticmethod
+    def _made(run_dir: Path, k: int) -> dict[str, Any] | None:
+        """``run`` and ``seed`` of replication k in ``run_dir``, as its record says, else as
+        its run row says; None without a run number."""
+        try:
+            record = json.loads((run_dir / f"r{k}.record.json").read_text())
+        except (OSError, ValueError):
+            record = None
+        record = record if isinstance(record, dict) else {}
+        number, seed = record.get("run"), record.get("seed")
+        if type(number) is not int:  # a record of before run numbers were kept: the row's
+            number = _row_value(run_dir / f"r{k}.parquet", "run")
+        if type(seed) is not int:
+            seed = _row_value(run_dir / f"r{k}.parquet", "seed")
+        if type(number) is not int:
+            return None
+        return {"run": number, "seed": seed if type(seed) is int else None}
+
+    @staticmethod
+    def _made_with(sample: dict[str, Any]) -> dict[str, int] | None:
+        """The base_seed and streams a run (:meth:`sampled_run`) was made with, as design.json
+        records them, or None when its run number does not tell."""
+        seed = sample["seed"]
+        if seed is None:
+            return None
+        for streams in (2, 1):
+            if rng_run(seed, sample["config_id"], sample["replication"], streams) == sample["run"]:
+                return {"base_seed": seed, "streams": streams}
+        return None
 
     def check(self, design: Design) -> None:
         """Refuses a design whose runs cannot share this store: another base_seed or
         ``streams`` (other random streams), another program or program version than the runs
-        in it were made with, a program whose defaults changed since, or a program whose
-        outputs would take the store's own column names."""
+        in it were made with, or the same program and version whose defaults or description
+        (:meth:`Description.changes_since`) changed since."""
         self._check(design, self.recorded())
 
     def _check(self, design: Design, recorded: dict[str, Any] | None) -> None:
@@ -242,6 +353,17 @@ class Store:
             raise DesignError(
                 f"streams: {design.streams} differs from the streams {streams} of the runs in "
                 f"{self.root}; allowed: {streams} (or leave streams out), or another study name"
+            )
+        seeds = self._seeds(recorded)
+        if (
+            seeds is not None
+            and design.program == "omnetpp"
+            and seeds != (design.omnetpp_seeds or "run")
+        ):
+            raise DesignError(
+                f"omnetpp_seeds: {design.omnetpp_seeds or 'run'} differs from the omnetpp_seeds "
+                f"{seeds} of the runs in {self.root}; allowed: {seeds} (or leave omnetpp_seeds "
+                "out), or another study name"
             )
         described = (recorded or {}).get("describe", {})
         name = described.get("name")
@@ -269,11 +391,15 @@ class Store:
                 "another study name for the new defaults, or the program the runs were made "
                 "with (design.json names it)"
             )
-        taken = clashes(design)
-        if taken:
+        # the same name and version, another description: columns retyped, added or dropped
+        changed = design.describe.changes_since(described) if described else []
+        if changed:
             raise DesignError(
-                f"program: {design.describe.name}'s {taken[0]} takes a name of the store's own "
-                "columns; allowed: other names (docs/engine-contract.md)"
+                f"program: {design.describe.name} {design.describe.version}'s description "
+                f"changed since the runs in {self.root} were made ({'; '.join(changed)}), so new "
+                "runs would not be stored like them; allowed: a new version of the program (under "
+                "another study name), or the program the runs were made with (design.json names "
+                "it)"
             )
 
     @staticmethod
@@ -341,7 +467,11 @@ class Store:
         if not recorded or "describe" not in recorded:
             return None
         try:
-            design = Design.model_validate({"streams": 1, **recorded["design"]})
+            # a store recorded before streams 2 and omnetpp_seeds made its runs the old way
+            old = {"streams": 1}
+            if recorded["design"].get("program") == "omnetpp":
+                old["omnetpp_seeds"] = "seed-set"
+            design = Design.model_validate({**old, **recorded["design"]})
             describe = Description.model_validate(recorded["describe"])
         except ValueError as e:
             raise StoreError(f"{self.design_file}: not a design satsweep wrote: {e}") from None
@@ -402,20 +532,38 @@ class Store:
         done at all is :data:`NOT_DONE`). A file whose size or modification time differs from
         its record is read and its sha256 compared (a copied store stays intact); ``deep``
         reads every file. A run made before records existed is trusted when its files can be
-        read as Parquet."""
+        read as Parquet. A run made with another run number (--run) than ``run``'s, as its
+        record or else its run row says, is not this run."""
+        return self._verify(run, tables, deep)[0]
+
+    def _verify(
+        self, run: Run, tables: Iterable[str], deep: bool = False
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """:meth:`verify`, and the run's record (None without one)."""
         files = self.run_files(run, tables)
         try:
             record = json.loads(self.record_file(run).read_text())
             recorded = record["files"]
+            if not isinstance(recorded, dict):
+                raise TypeError(recorded)
         except FileNotFoundError:
             if not files[0].is_file():
-                return NOT_DONE
-            return _readable(files)  # a run made before records: its files must parse
+                return NOT_DONE, None
+            problem = _readable(files)  # a run made before records: its files must parse
+            return problem or self._other_run(run, _row_value(files[0], "run")), None
         except (OSError, ValueError, KeyError, TypeError) as e:
-            return f"{self.record_file(run).name} is unreadable ({e.__class__.__name__})"
+            return f"{self.record_file(run).name} is unreadable ({e.__class__.__name__})", None
+        made = record.get("run")
+        if type(made) is not int and files[0].is_file():  # a record of before run numbers
+            made = _row_value(files[0], "run")
+        return self._intact(files, recorded, deep) or self._other_run(run, made), record
+
+    @staticmethod
+    def _intact(files: list[Path], recorded: dict[str, Any], deep: bool) -> str | None:
+        """None when ``files`` match their record's ``files``, else what is wrong."""
         for path in files:
             expected = recorded.get(path.name)
-            if expected is None:
+            if not isinstance(expected, dict):
                 return f"{path.name} is not in its record"
             try:
                 stat = path.stat()
@@ -428,6 +576,17 @@ class Store:
                 return f"{path.name} does not match its sha256"
         return _readable(files) if deep else None
 
+    @staticmethod
+    def _other_run(run: Run, made: object) -> str | None:
+        """None when a run's files were made with ``run``'s run number (or say no number),
+        else what is wrong: they are another run's (another base_seed or streams)."""
+        if type(made) is not int or made == run.run:
+            return None
+        return (
+            f"it was made with --run={made}, this design gives it --run={run.run} (another "
+            "base_seed or streams)"
+        )
+
     def state(self, design: Design, deep: bool = False) -> State:
         """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
         or missing, from the files alone; ``deep`` rereads every file. runs/ is read once and
@@ -436,6 +595,7 @@ class Store:
         result = State(design, self)
         tables = list(design.describe.tables)
         present = self.configurations_with_files()
+        digest = hashlib.sha256()
         for config in design.iter_configurations():
             if config.config_id not in present:
                 result.incomplete[config.index] = _NONE
@@ -445,9 +605,10 @@ class Store:
             r = design.replications_for(config.config_id)
             for k in sorted(self.replications_with_files(config.config_id, r)):
                 run = config.run(design, k)
-                problem = self.verify(run, tables, deep)
+                problem, record = self._verify(run, tables, deep)
                 if problem is None:
                     result.done.append(run)
+                    digest.update(_digest_line(run, self.run_file(run), record))
                     done += 1
                 elif problem is not NOT_DONE:
                     result.damaged.append((run, problem))
@@ -460,6 +621,7 @@ class Store:
                 accounted.add(k)
             if done < r:
                 result.incomplete[config.index] = frozenset(accounted) if accounted else _NONE
+        result.digest = digest.hexdigest()
         return result
 
     def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
@@ -483,8 +645,9 @@ class Store:
                 "sha256": file_sha256(path),
                 "rows": pq.read_metadata(path).num_rows,
             }
+        # the run number and base_seed it was made with: what makes it this run (:meth:`verify`)
         record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}
-        write_json(self.record_file(run), {**record, "files": files})
+        write_json(self.record_file(run), {**record, "seed": run.seed, "files": files})
 
     def write_failure(self, run: Run, record: dict[str, Any]) -> None:
         """Records why a run's last attempt failed."""
@@ -551,7 +714,9 @@ class Store:
         the design. Every run is verified as it is read (:meth:`verify`, deep); a damaged one
         is quarantined with a warning and left out. The new tables are written beside the old
         ones and renamed into place, the run table last, then compaction.json: a failure
-        leaves the previous tables as they were. Returns the number of runs.
+        leaves the previous tables as they were. compaction.json keeps the tables' rows, sizes
+        and sha256 and the digest of the runs compacted (:attr:`State.digest`), against which
+        :meth:`compaction_problem` checks them. Returns the number of runs.
         """
         tables = list(design.describe.tables)
         state = self.state(design, deep=True)
@@ -577,16 +742,74 @@ class Store:
         finally:
             for temporary, _ in written.values():
                 temporary.unlink(missing_ok=True)
+        compacted = {}
+        for name, (_, rows) in written.items():
+            stat = self.table(name).stat()
+            compacted[name] = {
+                "rows": rows,
+                "bytes": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": file_sha256(self.table(name)),
+            }
         write_json(
             self.compaction_file,
             {
                 "runs": len(state.done),
-                "tables": {name: {"rows": rows} for name, (_, rows) in written.items()},
+                "digest": state.digest,
+                "tables": compacted,
                 "design_sha256": design.sha256(),
                 "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             },
         )
         return len(state.done)
+
+    def compaction_problem(self, state: State, deep: bool = False) -> str | None:
+        """None when the compacted tables hold exactly the done runs of ``state`` (its design's
+        :meth:`state`) as their last compaction wrote them, else what is wrong: a compaction
+        killed half way, runs done or redone since, a table truncated, replaced or removed.
+        Cheap: compaction.json, each table's Parquet metadata and size, its sha256 only when
+        its modification time changed (or ``deep``), and :attr:`State.digest`."""
+        done = len(state.done)
+        try:
+            compaction = json.loads(self.compaction_file.read_text())
+            compacted, runs = compaction["tables"], compaction["runs"]
+            if not isinstance(compacted, dict):
+                raise TypeError(compacted)
+        except FileNotFoundError:
+            return f"the {done} done runs are not compacted (no compaction.json)" if done else None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"compaction.json is unreadable ({e.__class__.__name__})"
+        for name in ["runs", *state.design.describe.tables]:
+            path = self.table(name)
+            expected = compacted.get(name)
+            if not isinstance(expected, dict):
+                return f"compaction.json has no table {name}"
+            try:
+                rows = pq.read_metadata(path).num_rows
+                stat = path.stat()
+            except FileNotFoundError:
+                return f"{path.name} is missing"
+            except (OSError, pa.ArrowException) as e:
+                return f"{path.name} is not a Parquet file ({e.__class__.__name__})"
+            if name == "runs" and rows != done:
+                if rows < done:
+                    return f"{path.name} holds {rows} of {done} done runs"
+                return f"{path.name} holds {rows} runs, {done} are done"
+            if rows != expected.get("rows"):
+                return f"{path.name} has {rows} rows, its compaction wrote {expected.get('rows')}"
+            if "bytes" not in expected:  # compacted before compaction.json kept more
+                continue
+            if stat.st_size != expected["bytes"]:
+                wrote = expected["bytes"]
+                return f"{path.name} has {stat.st_size} bytes, its compaction wrote {wrote}"
+            changed = stat.st_mtime_ns != expected.get("mtime_ns")
+            if (deep or changed) and file_sha256(path) != expected.get("sha256"):
+                return f"{path.name} is not the file its compaction wrote (another sha256)"
+        if runs != done:
+            return f"the tables hold the {runs} runs compacted before, {done} are done now"
+        if compaction.get("digest", state.digest) != state.digest:
+            return f"the tables hold other runs than the {done} done now (redone since)"
+        return None
 
     # -- SQL ----------------------------------------------------------------------------------
 
@@ -598,6 +821,31 @@ class Store:
     def unreadable(self) -> str | None:
         """None when every compacted table reads as Parquet, else what is wrong."""
         return _readable([self.table(name) for name in self.tables()])
+
+    def link_out(self) -> str | None:
+        """None when every symbolic link in the store leads to a place inside it, else the
+        first that does not (or loops), as ``link -> target``: a query may read every file of
+        the store, and DuckDB follows links."""
+        root = self.root.resolve()
+        folders = [root]
+        while folders:
+            try:
+                entries = list(os.scandir(folders.pop()))
+            except (FileNotFoundError, NotADirectoryError):  # gone meanwhile (a run moved it)
+                continue
+            for entry in entries:
+                if entry.is_symlink():
+                    target, inside = "?", False
+                    try:
+                        target = os.readlink(entry.path)
+                        inside = Path(entry.path).resolve().is_relative_to(root)
+                    except (OSError, RuntimeError):  # a loop (or gone meanwhile)
+                        pass
+                    if not inside:
+                        return f"{entry.path} -> {target}"
+                elif entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+        return None
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB database with one view per compacted table (``runs``, ...)."""
@@ -612,29 +860,69 @@ def check_read_only(query: str) -> None:
     except duckdb.Error as e:
         raise StoreError(str(e).strip()) from None
     for statement in statements:
-        if statement.type not in READ_ONLY:
-            kind = statement.type.name.replace("_", " ")
+        kind: duckdb.StatementType | None = statement.type
+        name = statement.type.name.replace("_", " ")
+        if kind == duckdb.StatementType.EXPLAIN:
+            kind = _explained(statement.query)
+            name = "EXPLAIN of a " + (kind.name.replace("_", " ") if kind else "hidden")
+        if kind not in READ_ONLY:
             raise StoreError(
-                f"{kind} statement refused: {statement.query.strip()[:60]!r}; allowed: queries "
-                "that read (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); to export "
-                "a result use --out FILE.csv or FILE.parquet"
+                f"{name} statement refused: {statement.query.strip()[:60]!r}; allowed: queries "
+                "that read (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN [ANALYZE] of "
+                "one of them); to export a result use --out FILE.csv or FILE.parquet"
             )
 
 
+def _explained(text: str) -> duckdb.StatementType | None:
+    """The type of the statement that the EXPLAIN statement ``text`` explains, which EXPLAIN
+    ANALYZE runs; None when it cannot be told. DuckDB's parser types what follows EXPLAIN at
+    each place its statement may start (EXPLAIN [ANALYZE] [VERBOSE] or EXPLAIN (options): up to
+    the options' closing parenthesis): any that is not a read is the answer, so that a
+    misjudged start can only refuse a read, never let a write through."""
+    tokens = [position for position, _ in duckdb.tokenize(text)]
+    starts = tokens[1:4]
+    if len(tokens) > 1 and text[tokens[1]] == "(":
+        close = next((i for i in range(2, len(tokens)) if text[tokens[i]] == ")"), len(tokens))
+        starts = tokens[1 : close + 2]
+    found = None
+    for position in starts:
+        try:
+            statements = duckdb.extract_statements(text[position:])
+        except duckdb.Error:
+            continue
+        for statement in statements:
+            if statement.type not in READ_ONLY:
+                return statement.type
+            found = statement.type
+    return found
+
+
 def connect(
-    stores: list[Store], references: dict[str, Path] | None = None
+    stores: list[Store], references: dict[str, Path] | None = None, memory: str | None = None
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB database with one view per table name over ``stores`` (unioned by
     column name when there are several), confined by DuckDB itself: files only inside the
-    stores' folders (``allowed_directories``), no other file, network or extension install
-    (``enable_external_access`` off), and no setting can be changed back
-    (``lock_configuration``). Queries go through :func:`check_read_only` first: the
+    stores' resolved folders (``allowed_directories``; a store with a link leading out of it
+    is refused, :meth:`Store.link_out`), no other file, network or extension install
+    (``enable_external_access`` off), no spilling to a temporary folder (DuckDB's default
+    ``.tmp`` in the current directory would be allowed too), and no setting can be changed
+    back (``lock_configuration``). Queries go through :func:`check_read_only` first: the
     confinement keeps a query inside the stores, the check keeps it from writing there.
 
     ``references``: name -> a CSV or Parquet file outside the stores (e.g. a paper's table to
     compare with), read into an in-memory table of that name before the confinement starts.
+    ``memory``: DuckDB's ``memory_limit`` (e.g. ``2GB``; None: DuckDB's default), a hard cap
+    since nothing spills.
     """
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
+    for store in stores:
+        link = store.link_out()
+        if link:
+            raise StoreError(
+                f"study '{store.study}': the link {link} leads out of its store; allowed: links "
+                "inside the store only (remove it)"
+            )
+    config = {"autoinstall_known_extensions": False, "temp_directory": ""}
+    con = duckdb.connect(config={**config, **({"memory_limit": memory} if memory else {})})
     names = dict.fromkeys(name for store in stores for name in store.tables())
     for name, path in (references or {}).items():
         if name in names:
@@ -648,13 +936,14 @@ def connect(
         except duckdb.IOException as e:
             raise StoreError(f"--table {name}={path}: cannot read it ({e})") from None
     for name in names:
-        files = [str(s.table(name)) for s in stores if s.table(name).is_file()]
+        files = [str(s.table(name).resolve()) for s in stores if s.table(name).is_file()]
         listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
         quoted = '"' + name.replace('"', '""') + '"'
         con.execute(
             f"CREATE VIEW {quoted} AS SELECT * FROM read_parquet([{listed}], union_by_name = true)"
         )
-    allowed = ", ".join("'" + (str(s.root) + "/").replace("'", "''") + "'" for s in stores)
+    roots = [str(s.root.resolve()) + "/" for s in stores]
+    allowed = ", ".join("'" + root.replace("'", "''") + "'" for root in roots)
     con.execute(f"SET allowed_directories = [{allowed}]")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")

@@ -9,7 +9,11 @@ configuration and runs the same under any Snakemake executor with a shared file 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -24,7 +28,14 @@ from satsweep.design import Design, Run, load_design
 from satsweep.engine import SimulationError
 from satsweep.store import Store, write_json
 
-__all__ = ["provenance", "run_configuration", "simulate_run"]
+__all__ = ["JOBS_LOCK", "provenance", "run_configuration", "simulate_run"]
+
+#: A lock file in the store that every job holds shared while it runs: `satsweep run` starts
+#: only when it can take it exclusively, so no orphaned job of an earlier run still writes.
+JOBS_LOCK = ".satsweep.jobs.lock"
+#: How a job's last log line starts when the store could not be written (satsweep run and
+#: status show such lines: the cause of a failure that leaves no failed run behind).
+STORE_FAILURES = ("compaction failed", "cannot write the store")
 
 
 @cache
@@ -70,13 +81,19 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
     started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # naive UTC: no pytz needed
     start = time.perf_counter()
     try:
-        result = program.run(run.params, run.run, out)
-    except SimulationError as e:
-        failure = e
-    else:
+        result = program.run(run.params, run.run, out, timeout=design.resources.timeout_s)
         elapsed = time.perf_counter() - start
         facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
         store.write_run(design, run, result, facts)
+    except SimulationError as e:
+        failure = e
+    except Exception as e:  # the run fails, not the job: else every rerun would meet it again
+        if not store.record_file(run).is_file():  # no half-stored run may count as done
+            for path in store.run_files(run, design.describe.tables):
+                with contextlib.suppress(OSError):  # e.g. a folder in its place: not a run
+                    path.unlink(missing_ok=True)
+        failure = SimulationError(f"satsweep could not run or store it: {_error(e)}", None)
+    else:
         return None
     store.write_failure(
         run,
@@ -131,6 +148,7 @@ def run_configuration(
 def simulate(sweep: str, config_id: str, manifest: str) -> int:
     """Runs the configuration's missing replications; 1 if any failed (its stderr tail logged)."""
     store = Store(Path(manifest).parents[2])  # <store>/runs/<config_id>/complete-<r>.json
+    _hold_jobs_lock(store)
     design = store.bind(load_design(sweep, max_runs=None))
     if design.precision is not None:  # the round's r is in the manifest's name
         design = design.with_replications(_manifest_replications(manifest, design.precision.max))
@@ -148,12 +166,13 @@ def collect(sweep: str, compaction: str) -> int:
     """Compacts the design's finished runs into the store's tables; COMPACTION
     (``<store>/compaction.json``) is written last."""
     store = Store(Path(compaction).parent)
+    _hold_jobs_lock(store)
     design = store.bind(load_design(sweep, max_runs=None))
     design = store.round(design)  # a precision campaign: the round `satsweep run` recorded
     try:
         n = store.collect(design, warn=_say)
     except OSError as e:  # a full disk: the previous tables stay as they were
-        _say(f"compaction failed, the previous tables are kept: {e.strerror or e}")
+        _say(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
         return 1
     _say(f"{n} of {design.n_runs} runs in {store.runs_table}")
     return 0
@@ -167,11 +186,29 @@ def _manifest_replications(manifest: str, most: int) -> int:
     return r
 
 
+def _hold_jobs_lock(store: Store) -> None:
+    """Holds the store's JOBS_LOCK shared until this process ends."""
+    try:
+        fd = os.open(store.root / JOBS_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # a `satsweep run` holds it exclusively only briefly
+    except OSError:  # a file system without locks: the store's own lock still guards it
+        pass
+
+
+def _error(e: Exception) -> str:
+    """An unexpected error, for a run's failure record: its class and the start of its text."""
+    text = str(e)
+    return f"{e.__class__.__name__}: {text[:200]}{'...' if len(text) > 200 else ''}"
+
+
 def _say(message: str) -> None:
     print(message, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
+    # SIGTERM (Snakemake's or an executor's cancel) as Ctrl-C: the running program is stopped
+    # with its process group instead of running on without its job
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     args = sys.argv[1:] if argv is None else argv
     commands: dict[str, tuple[Callable[..., int], int]] = {
         "simulate": (simulate, 3),
@@ -180,7 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] not in commands or len(args) - 1 != commands[args[0]][1]:
         print(__doc__, file=sys.stderr)
         return 2
-    return commands[args[0]][0](*args[1:])
+    try:
+        return commands[args[0]][0](*args[1:])
+    except OSError as e:  # a full disk: said on the log's last line, which satsweep shows
+        where = f" ({e.filename})" if e.filename else ""
+        _say(f"{STORE_FAILURES[1]}: {e.strerror or e}{where}")
+        return 1
 
 
 if __name__ == "__main__":

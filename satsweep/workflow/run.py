@@ -7,8 +7,10 @@ progress, and reports what was done, skipped and failed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
+import itertools
 import os
 import signal
 import subprocess
@@ -21,15 +23,17 @@ from pathlib import Path
 
 from satsweep import shipped
 from satsweep.design import Design, load_design
-from satsweep.store import State, Store, results_dir
+from satsweep.store import State, Store, results_dir, write_json
 from satsweep.analysis import precision
 from satsweep.workflow import schedule
+from satsweep.workflow.jobs import JOBS_LOCK, STORE_FAILURES
 
 __all__ = [
     "SNAKEFILE",
     "Execution",
     "SweepBusy",
     "SweepReport",
+    "lock_store",
     "run",
     "snakemake_command",
 ]
@@ -124,17 +128,18 @@ def snakemake_command(
 
     Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
     ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
-    the group jobs of :func:`satsweep.schedule.plan` (``--config slots=J`` and the executor's
-    ``min_group_seconds``, which the Snakefile passes to the same plan, and
+    the group jobs of :func:`satsweep.schedule.plan` (``slots`` J and the executor's
+    ``min_group_seconds`` in the configuration, which the Snakefile passes to the same plan, and
     ``--group-components`` so that each group is one job, run one configuration after the
-    other: ``--cores 1``, a group job asks for one CPU).
+    other: ``--cores 1``, a group job asks for one CPU). The workflow's configuration
+    (:func:`workflow_config`) is the JSON file ``<store>/.satsweep-config.json``, which the
+    caller writes.
     """
     command = [
         sys.executable, "-m", "snakemake",
         "--snakefile", str(SNAKEFILE),
         "--directory", str(store_dir),
     ]  # fmt: skip
-    settings = [f"sweep={design_path}", f"results={results}"]
     if execution.remote:
         slots = execution.jobs or cores
         profile = execution.profile_dir()
@@ -143,9 +148,6 @@ def snakemake_command(
         queue = slots * (1 + QUEUED_PER_SLOT)
         command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
         floor = schedule.min_group_seconds(execution.executor)
-        settings += [f"slots={slots}", f"min_group_seconds={floor:g}"]
-        if execution.group_size:
-            settings.append(f"group_size={execution.group_size}")
         if design is None:
             design = load_design(design_path, max_runs=None)
         groups = schedule.plan(design, slots, execution.group_size, floor).group_sizes()
@@ -153,7 +155,7 @@ def snakemake_command(
     else:
         command += ["--cores", str(cores)]
     command += [
-        "--config", *settings,
+        "--configfile", str(store_dir / CONFIG_FILE),
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
         "--rerun-incomplete",
         # Snakemake takes an existing runs.parquet as up to date even when run manifests are
@@ -165,15 +167,174 @@ def snakemake_command(
     return command
 
 
+#: The workflow's configuration in the store, a JSON file: Snakemake's ``--config key=value``
+#: parses each value again as YAML (a ``#`` ends a path there, quotes vanish, ``: `` breaks it).
+CONFIG_FILE = ".satsweep-config.json"
+
+
+def workflow_config(
+    design_path: Path, results: Path, cores: int, execution: Execution = LOCAL
+) -> dict[str, object]:
+    """The Snakefile's ``config`` (workflow/schemas/config.schema.yaml): the design file and
+    the results folder, and through a remote executor its slots and smallest group."""
+    config: dict[str, object] = {"sweep": str(design_path), "results": str(results)}
+    if execution.remote:
+        config["slots"] = execution.jobs or cores
+        config["min_group_seconds"] = schedule.min_group_seconds(execution.executor)
+        if execution.group_size:
+            config["group_size"] = execution.group_size
+    return config
+
+
+#: The store's lock: `satsweep run` holds it, and so does its Snakemake (the descriptor is
+#: passed on), so an orphaned Snakemake keeps the store locked as long as it works.
+LOCK_FILE = ".satsweep.lock"
+#: How long Snakemake, its jobs and their programs get to stop after an interrupt (SIGINT to
+#: each) before they are sent SIGTERM, and then SIGKILL after as long again.
+STOP_GRACE_S = 20.0
+
+
 @contextmanager
-def _lock(store_dir: Path) -> Iterator[None]:
+def lock_store(store_dir: Path) -> Iterator[int]:
+    """Locks the store (yields the lock's descriptor, for Snakemake to inherit); SweepBusy when
+    another run, or an orphaned Snakemake or job of an earlier one, still writes to it."""
     store_dir.mkdir(parents=True, exist_ok=True)
-    with open(store_dir / ".satsweep.lock", "w") as handle:
+    path = store_dir / LOCK_FILE
+    with open(path, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SweepBusy(f"another satsweep run is using {store_dir}") from None
-        yield
+            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(path)}") from None
+        jobs = store_dir / JOBS_LOCK
+        with open(jobs, "a") as job_lock:  # each job holds it shared while it runs
+            try:
+                fcntl.flock(job_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise SweepBusy(
+                    f"jobs of an earlier satsweep run still write to {store_dir}{_held_by(jobs)}; "
+                    "wait until they end, or stop them"
+                ) from None
+        yield handle.fileno()
+
+
+# -- the processes of a run (Linux /proc) ---------------------------------------------------
+
+Process = tuple[int, int]  # (pid, start time in clock ticks): a pid that is not reused
+
+
+def _processes() -> dict[Process, int]:
+    """Every live process (zombies excluded) and its parent's pid."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] not in "ZX":
+            found[(int(entry.name), int(fields[19]))] = int(fields[1])
+    return found
+
+
+def _holders(path: Path) -> set[int]:
+    """Pids of the processes that have ``path`` open."""
+    target = str(path)
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if any(os.readlink(fd) == target for fd in (entry / "fd").iterdir()):
+                    pids.add(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _command_of(pid: int) -> str:
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    text = " ".join(w.decode(errors="replace") for w in words if w)
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
+def _held_by(path: Path) -> str:
+    """`` (held by pid N: its command; ...)`` of the processes holding a lock file."""
+    pids = sorted(_holders(path) - {os.getpid()})
+    if not pids:
+        return ""
+    named = "; ".join(f"pid {pid}: {_command_of(pid)}" for pid in pids[:3])
+    return f" (held by {named}{'; ...' if len(pids) > 3 else ''})"
+
+
+def _family(snakemake: subprocess.Popen, store_dir: Path, seen: set[Process]) -> set[Process]:
+    """The live processes of a run: Snakemake, the jobs holding the store's job lock, every
+    descendant of these, and those of ``seen`` still alive (a job orphaned when Snakemake
+    exits is no longer its descendant)."""
+    live = _processes()
+    holders = _holders(store_dir / JOBS_LOCK)
+    if snakemake.returncode is None:  # once reaped, its pid may be another process's
+        holders.add(snakemake.pid)
+    family = {p for p in live if p[0] in holders} | (seen & live.keys())
+    children: dict[int, list[Process]] = {}
+    for p, parent in live.items():
+        children.setdefault(parent, []).append(p)
+    todo = list(family)
+    while todo:
+        for child in children.get(todo.pop()[0], []):
+            if child not in family:
+                family.add(child)
+                todo.append(child)
+    return family
+
+
+def _signal(processes: set[Process], signum: int) -> None:
+    for pid, _ in processes:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def _stop(proc: subprocess.Popen, store_dir: Path, warn: Callable[[str], None]) -> None:
+    """Stops Snakemake, its jobs and their programs as a terminal's Ctrl-C does (SIGINT to
+    each: Snakemake alone would wait for its running jobs to end), and returns only when none
+    is left: after STOP_GRACE_S the rest get SIGTERM, after as long again SIGKILL. A second
+    interrupt meanwhile goes straight to SIGKILL."""
+    hurry = False
+
+    def hurry_up(signum: int, frame: object) -> None:
+        nonlocal hurry
+        hurry = True
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for s in previous:
+            signal.signal(s, hurry_up)
+    except ValueError:  # not the main thread: signals reach it anyway
+        previous = {}
+    try:
+        seen = _family(proc, store_dir, set())
+        _signal(seen, signal.SIGINT)
+        for signum in (signal.SIGTERM, signal.SIGKILL, None):
+            deadline = time.monotonic() + STOP_GRACE_S
+            while seen and time.monotonic() < deadline and not (hurry and signum):
+                time.sleep(0.1)
+                proc.poll()  # reaps Snakemake
+                seen = _family(proc, store_dir, seen)
+            if not seen or signum is None:
+                break
+            signum = signal.SIGKILL if hurry else signum
+            pids = ", ".join(str(pid) for pid, _ in sorted(seen))
+            warn(f"Snakemake and its jobs are still running: {signum.name} sent to pid {pids}")
+            _signal(seen, signum)
+        proc.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _die_with_parent() -> None:  # in the child, before exec: SIGTERM when satsweep dies
@@ -229,16 +390,16 @@ def run(
     store = Store.of(design, results_path)
     design = store.bind(design)
     start = time.perf_counter()
-    with _lock(store.root):
+    with lock_store(store.root) as lock:
         if design.precision is None:
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
-                             poll_seconds, execution, warn, start)  # fmt: skip
+                             poll_seconds, execution, warn, start, lock)  # fmt: skip
         # rounds: resume from the last round (design.json), then until the targets
         this_round: Design | None = store.round(design)
         rounds = []
         while this_round is not None:
             report = _run_once(this_round, store, results_path, cores, keep_going, on_progress,
-                               poll_seconds, execution, warn, start)  # fmt: skip
+                               poll_seconds, execution, warn, start, lock)  # fmt: skip
             if not report.ok:
                 return report
             now = precision.reached(str(store.runs_table), this_round)
@@ -259,12 +420,15 @@ def _run_once(
     execution: Execution,
     warn: Callable[[str], None],
     start: float,
+    lock: int,
 ) -> SweepReport:
-    """One Snakemake pass over ``design``'s missing runs, the store locked by the caller."""
+    """One Snakemake pass over ``design``'s missing runs, the store locked by the caller
+    (``lock``: the lock's descriptor, which Snakemake holds too)."""
     design_path = design.source
     store.record(design)
     before = store.state(design)
     store.repair(before, warn)
+    _date_manifests_now(store)
     done_before = len(before.done)
     log = store.logs / "snakemake.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -277,6 +441,8 @@ def _run_once(
         execution,
         design,
     )
+    config = workflow_config(design_path, results_path, cores, execution)
+    write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
     with open(log, "w") as out:
         proc = subprocess.Popen(
             command,
@@ -284,6 +450,7 @@ def _run_once(
             stderr=subprocess.STDOUT,
             env=snakemake_environment(execution.executor),
             preexec_fn=_die_with_parent,
+            pass_fds=(lock,),
         )
         try:
             while proc.poll() is None:
@@ -291,8 +458,7 @@ def _run_once(
                     on_progress(store.count_done(design), design.n_runs)
                 time.sleep(poll_seconds)
         except BaseException:
-            proc.send_signal(signal.SIGINT)  # Snakemake stops its jobs and cleans up
-            proc.wait()
+            _stop(proc, store.root, warn)
             raise
     final = store.state(design)
     if on_progress is not None:
@@ -315,6 +481,34 @@ def log_tail(path: Path, lines: int = 15) -> str:
         return "\n".join(path.read_text(errors="replace").rstrip().splitlines()[-lines:])
     except OSError:
         return ""
+
+
+def store_errors(state: State) -> list[str]:
+    """Why jobs could not write the store (a full disk: "No space left on device"): the last
+    log line of the compaction and of the jobs of configurations with runs not done, when it
+    says so (at most 20)."""
+    store, design = state.store, state.design
+    logs = [store.logs / "collect.log"]
+    for config in itertools.islice(state.incomplete_configurations(), 1000):
+        r = design.replications_for(config.config_id)
+        logs.append(store.logs / f"{config.config_id}-{r}.log")
+    said = []
+    for log in logs:
+        last = log_tail(log, 1)
+        if last.startswith(STORE_FAILURES):
+            said.append(f"{last} ({log.relative_to(store.root)})")
+    return said[:20]
+
+
+def _date_manifests_now(store: Store) -> None:
+    """Dates job manifests from the future (a clock set back, files from a skewed host) now:
+    Snakemake refuses a compaction older than its newest input, and only a manifest's
+    existence means anything."""
+    now = time.time()
+    for manifest in store.root.glob("runs/*/complete-*.json"):
+        with contextlib.suppress(OSError):
+            if manifest.stat().st_mtime > now:
+                os.utime(manifest)
 
 
 def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:

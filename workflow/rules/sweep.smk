@@ -18,12 +18,12 @@ wildcard_constraints:
 
 rule simulate:
     output:
-        STORE.root / "runs" / "{config_id}" / "complete-{replications}.json",
+        here(STORE.manifest_file("{config_id}", "{replications}")),
     log:
-        STORE.logs / "{config_id}-{replications}.log",
-    params:
-        sweep=config["sweep"],
-        python=sys.executable,
+        here(STORE.logs / "{config_id}-{replications}.log"),
+    params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
+        sweep=lambda wildcards: config["sweep"],
+        python=lambda wildcards: sys.executable,
     threads: 1
     resources:
         mem_mb=DESIGN.resources.mem_mb,
@@ -37,16 +37,16 @@ rule simulate:
 rule collect:
     input:
         [
-            STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id))
+            here(STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id)))
             for c in DESIGN.configurations
         ],
     output:
-        STORE.compaction_file,
+        here(STORE.compaction_file),
     log:
-        STORE.logs / "collect.log",
-    params:
-        sweep=config["sweep"],
-        python=sys.executable,
+        here(STORE.logs / "collect.log"),
+    params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
+        sweep=lambda wildcards: config["sweep"],
+        python=lambda wildcards: sys.executable,
     localrule: True
     threads: 1
     resources:
@@ -59,4 +59,7 @@ rule collect:
 onerror:
     # With --keep-going (or after the first failure), still compact the runs that succeeded:
     # the store then holds exactly the successful runs.
-    STORE.collect(DESIGN)
+    try:
+        STORE.collect(DESIGN)
+    except OSError as e:  # a full disk: the previous tables stay as they were
+        print(f"compaction failed, the previous tables are kept: {e.strerror or e}")

@@ -1,0 +1,634 @@
+"""An OMNeT++ ini configuration's own parameter study as a satsweep design (docs/omnetpp.md,
+"Importing an ini's parameter study").
+
+``satsweep import omnetpp.ini --config NAME`` reads the configuration the way OMNeT++'s scenario
+generator does (its section chain through ``extends =`` down to ``[General]``, every ``${...}``
+of every entry of it, ``repeat =``) and writes a design whose factors are the iteration
+variables and whose replications are ``repeat``, plus the ``satsweep.yaml`` declaration the
+adapter needs: one parameter per variable, set (``set:``) on the key the variable stands in.
+The design then runs the configurations ``opp_runall`` would, as many times; only the seeds
+differ (satsweep's streams instead of ``seed-set = ${runnumber}``).
+
+What the design cannot say is refused, in one line naming file, line and key: parallel
+iteration (``${x=...!y}``) and ``constraint =`` (they need explicit configurations), a variable
+inside an expression or used by another key, ranges that depend on other variables, and a
+key that a higher-priority entry would shadow.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from satsweep.design.design import STUDY_PATTERN
+from satsweep.engine.description import NAME_PATTERN, RESERVED_COLUMNS, RESERVED_FACTORS
+from satsweep.engine.omnetpp import (
+    DECLARATION,
+    ENGINE,
+    OMNETPP_UNITS,
+    Declaration,
+    _pattern,
+    trial,
+)
+
+__all__ = ["IniError", "Study", "import_config", "read_study"]
+
+#: OMNeT++'s predefined variables (``${runnumber}`` ...): references to them are not factors.
+PREDEFINED = frozenset(
+    "inifile configname runnumber network experiment measurement replication processid "
+    "datetime datetimef runid repetition seedset iterationvars iterationvarsf iterationvarsd "
+    "resultdir".split()
+)
+#: Keys whose value only names or labels a run: a variable referenced there changes no result.
+LABELS = frozenset(
+    "description experiment-label measurement-label replication-label output-scalar-file "
+    "output-vector-file eventlog-file snapshot-file result-dir".split()
+)
+#: Keys the adapter sets itself on every run, which an imported parameter may not set.
+ADAPTER_KEYS = frozenset(
+    "seed-set result-dir output-scalar-file output-vector-file output-scalar-file-append "
+    "cmdenv-express-mode cmdenv-status-frequency repeat network".split()
+)
+_NUMBER = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]\w*)?\Z")
+_UNIT = re.compile(r"[A-Za-z]\w*\Z")
+
+
+class IniError(ValueError):
+    """An ini file or configuration the import cannot turn into a design; the message is one
+    line naming file, line and key, and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ``key = value`` line of an ini file."""
+
+    key: str
+    value: str
+    file: Path
+    line: int
+
+    def where(self) -> str:
+        """``file:line: key`` for messages."""
+        return f"{self.file}:{self.line}: {self.key}"
+
+
+@dataclass
+class Variable:
+    """An iteration variable: its factor name, levels and the key it sets."""
+
+    name: str
+    entry: Entry
+    levels: list[Any]
+    unit: str | None
+    type: str
+
+
+@dataclass
+class Study:
+    """A configuration's parameter study: its variables (factors) and ``repeat``."""
+
+    ini: Path
+    config: str
+    variables: list[Variable]
+    replications: int
+
+
+def _strip_comment(text: str) -> str:
+    """The line without its ``#`` comment (not inside a string literal)."""
+    quoted = False
+    for i, c in enumerate(text):
+        if c == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif c == "#" and not quoted:
+            return text[:i]
+    return text
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of an ini file as OMNeT++ joins them (a trailing backslash, or an indented
+    line after a line of content, continues it), comments removed, with their first line's
+    number."""
+    joined: list[tuple[int, list[str]]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        last = joined[-1][1] if joined else None
+        if last is not None and last[-1].endswith("\\"):
+            last[-1] = last[-1][:-1] + raw
+        elif (
+            last is not None
+            and last[0].strip()
+            and not last[0].lstrip().startswith("#")
+            and raw.strip()
+            and raw[0] in " \t"
+        ):
+            last.append(raw)
+        else:
+            joined.append((number, [raw]))
+    return [(n, " ".join(_strip_comment(p) for p in parts)) for n, parts in joined]
+
+
+def read_ini(ini: Path) -> dict[str, list[Entry]]:
+    """The sections of an ini file (``General`` or the configuration's name) and their entries
+    in file order; keys before the first section belong to ``General``."""
+    try:
+        text = ini.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise IniError(f"{ini}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    sections: dict[str, list[Entry]] = {"General": []}
+    seen: set[str] = set()
+    current = "General"
+    for start, line in _logical_lines(text):
+        if not line.strip():
+            continue
+        if line[0] in " \t":
+            raise IniError(
+                f"{ini}:{start}: {line.strip()[:40]!r}: content must begin on column 1 "
+                "(OMNeT++ reads an indented line as the continuation of the one before)"
+            )
+        line = line.strip()
+        if line.startswith("["):
+            if not line.endswith("]"):
+                raise IniError(f"{ini}:{start}: section heading: no closing ']'")
+            name = line[1:-1].strip().removeprefix("Config ").strip()  # "Config " is optional
+            if not re.fullmatch(r"[^\s\]]+", name):
+                raise IniError(
+                    f"{ini}:{start}: section [{line[1:-1]}]: not a configuration; "
+                    "allowed: [General] or [Config NAME]"
+                )
+            if name in seen:
+                raise IniError(f"{ini}:{start}: section [{line[1:-1]}]: defined twice")
+            seen.add(name)
+            sections.setdefault(name, [])
+            current = name
+            continue
+        if re.match(r"include\s", line):
+            raise IniError(
+                f"{ini}:{start}: include: included ini files are not followed by the import; "
+                "allowed: one ini file"
+            )
+        key, equals, value = line.partition("=")
+        if not equals or not key.strip():
+            raise IniError(f"{ini}:{start}: {line[:40]!r}: not a 'key = value' line")
+        sections[current].append(Entry(key.strip(), value.strip(), ini, start))
+    return sections
+
+
+def section_chain(sections: dict[str, list[Entry]], config: str, ini: Path) -> list[str]:
+    """The configuration, its bases through ``extends =`` (one each), then ``General``: the
+    order in which OMNeT++ looks a key up."""
+    if config not in sections:
+        raise IniError(
+            f"{ini}: config: '{config}' is not a configuration of {ini.name}; allowed: "
+            + ", ".join(sections)
+        )
+    chain = [config]
+    while chain[-1] != "General":
+        bases = [e for e in sections[chain[-1]] if e.key == "extends"]
+        if not bases:
+            chain.append("General")
+            break
+        names = [n.strip() for n in bases[-1].value.split(",")]
+        if len(names) != 1:
+            raise IniError(
+                f"{bases[-1].where()}: several bases ({bases[-1].value}); allowed: one "
+                "configuration (the import does not linearize multiple inheritance)"
+            )
+        if names[0] not in sections or names[0] == "General":
+            raise IniError(
+                f"{bases[-1].where()}: '{names[0]}' is not a configuration; allowed: "
+                + ", ".join(s for s in sections if s != "General")
+            )
+        if names[0] in chain:
+            raise IniError(f"{bases[-1].where()}: '{names[0]}': inheritance cycle")
+        chain.append(names[0])
+    return chain
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside string literals and brackets, as OMNeT++'s
+    tokenizer does (HONOR_QUOTES, HONOR_PARENS)."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, c in enumerate(text):
+        if c == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif depth == 0 and c == separator:
+            parts.append(text[start:i])
+            start = i + 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+    parts.append(text[start:])
+    return parts
+
+
+@dataclass(frozen=True)
+class _Use:
+    """One ``${...}`` of an entry: a definition (``value`` given) or a reference."""
+
+    name: str
+    value: str | None
+    parallel: str | None
+    start: int
+    end: int
+
+
+def _uses(entry: Entry) -> list[_Use]:
+    """Every ``${...}`` of an entry's value, parsed as OMNeT++'s parseVariable does."""
+    found, pos, text = [], 0, entry.value
+    while (start := text.find("${", pos)) >= 0:
+        inside = _split(text[start + 2 :], "}")
+        if len(inside) < 2:
+            raise IniError(f"{entry.where()}: missing '}}' for '${{'")
+        body = inside[0]
+        end = start + 2 + len(body) + 1
+        pos = end
+        name, value = "", body.strip()
+        head = re.match(r"\s*([A-Za-z_]\w*)\s*", body)
+        if head and body[head.end() :] == "":
+            name, value = head.group(1), None
+        elif head and body[head.end() :].startswith("=") and not body[head.end() :][1:2] == "=":
+            name, value = head.group(1), body[head.end() + 1 :]
+        elif head and "," not in body:
+            raise IniError(f"{entry.where()}: ${{{body}}}: missing '=' after the variable name")
+        parallel = None
+        if value is not None and (bang := re.search(r"!\s*([A-Za-z_]\w*)\s*\Z", value)):
+            parallel, value = bang.group(1), value[: bang.start()]
+        found.append(_Use(name, value, parallel, start, end))
+    return found
+
+
+def _format_g(value: float) -> str:
+    """A number as C's ``%g`` writes it, as OMNeT++ writes a range's values."""
+    return "%g" % value
+
+
+def _levels(entry: Entry, name: str, value: str) -> list[str]:
+    """The level texts of a variable's value list, ranges expanded as OMNeT++ does."""
+    texts = []
+    for item in _split(value, ","):
+        item = item.strip()
+        if ".." not in item or item.startswith('"'):
+            texts.append(item)
+            continue
+        start, _, rest = item.partition("..")
+        parts = re.split(r"(?<![\w@])step(?![\w@])", rest, maxsplit=1)
+        stop, step = parts[0], parts[1] if len(parts) > 1 else "1"
+        try:
+            low, high, by = (float(s) for s in (start, stop, step))
+        except ValueError:
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: range '{item}': not plain numbers; allowed: "
+                "FROM..TO [step STEP] with numbers (a unit goes after the variable: ${x=1..5}s)"
+            ) from None
+        if by == 0:
+            raise IniError(f"{entry.where()}: ${{{name}}}: range '{item}': step 0")
+        count = max(0, math.floor((high - low + 1.000001 * by) / by))
+        texts.extend(_format_g(low + by * k) for k in range(count))
+    return texts
+
+
+def _typed(entry: Entry, name: str, texts: list[str], quoted: bool) -> tuple[list, str | None, str]:
+    """Levels as values of one type, their common unit and the type's name."""
+    if quoted:  # "${x=a,b}": the levels are the text of string literals
+        return [t.strip() for t in texts], None, "string"
+    values, units, kinds = [], set(), set()
+    for text in texts:
+        if text in ("true", "false"):
+            values.append(text == "true")
+            kinds.add("bool")
+            units.add(None)
+        elif text.startswith('"') and text.endswith('"') and len(text) >= 2:
+            try:
+                values.append(json.loads(text))
+            except ValueError:
+                values.append(text[1:-1])
+            kinds.add("string")
+            units.add(None)
+        elif number := _NUMBER.match(text):
+            digits, unit = number.groups()
+            is_int = re.fullmatch(r"[+-]?\d+", digits) is not None
+            values.append(int(digits) if is_int else float(digits))
+            kinds.add("int" if is_int else "float")
+            units.add(unit)
+        else:
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: level '{text}' is not a number, a quantity, "
+                "true/false or a string literal; allowed: those (an expression cannot be a level)"
+            )
+    if kinds - {"int", "float"} and len(kinds) > 1:
+        raise IniError(
+            f"{entry.where()}: ${{{name}}}: levels of several types ({', '.join(sorted(kinds))}); "
+            "allowed: one type per variable"
+        )
+    if len(units) > 1:
+        shown = ", ".join(sorted(u or "none" for u in units))
+        raise IniError(
+            f"{entry.where()}: ${{{name}}}: levels in several units ({shown}); allowed: one "
+            "unit per variable (the import does not convert units)"
+        )
+    kind = "float" if "float" in kinds else kinds.pop()
+    if kind == "float":
+        values = [float(v) for v in values]
+    return values, units.pop(), kind
+
+
+def read_study(ini: Path, config: str) -> Study:
+    """The parameter study of configuration ``config`` of ``ini``; IniError names what the
+    design cannot say."""
+    ini = Path(ini)
+    sections = read_ini(ini)
+    chain = section_chain(sections, config, ini)
+    entries = [e for name in chain for e in sections[name]]  # highest priority first
+    first: dict[str, Entry] = {}
+    for e in entries:
+        first.setdefault(e.key, e)
+    if "constraint" in first:
+        raise IniError(
+            f"{first['constraint'].where()}: constraints are not supported (they need explicit "
+            "configurations, issue 36); allowed: a full factorial of the variables"
+        )
+    variables: list[Variable] = []
+    references: list[tuple[Entry, str]] = []
+    for e in entries:
+        uses = _uses(e)
+        for use in uses:
+            if use.value is None:
+                references.append((e, use.name))
+                continue
+            if use.parallel:
+                raise IniError(
+                    f"{e.where()}: parallel iteration ${{...!{use.parallel}}} is not supported "
+                    "(it needs explicit configurations, issue 36); allowed: independent variables"
+                )
+            if use.name in PREDEFINED:
+                raise IniError(f"{e.where()}: ${{{use.name}}} is predefined and cannot be set")
+            if "$" in use.value:
+                raise IniError(
+                    f"{e.where()}: ${{{use.name or use.value}}}: its values use other variables; "
+                    "allowed: values that stand alone (a full factorial)"
+                )
+            prefix, suffix = e.value[: use.start].strip(), e.value[use.end :].strip()
+            quoted = prefix == '"' and suffix == '"'
+            if len(uses) > 1 or not (
+                quoted or (not prefix and (not suffix or _UNIT.match(suffix)))
+            ):
+                raise IniError(
+                    f"{e.where()}: = {e.value}: a variable inside an expression; allowed: a key "
+                    'set to one variable alone (${x=...}, ${x=...}UNIT or "${x=...}")'
+                )
+            name = _factor_name(e, use.name, variables)
+            texts = _levels(e, name, use.value)
+            levels, unit, kind = _typed(e, name, texts, quoted)
+            if suffix and not quoted:
+                if unit is not None or kind not in ("int", "float"):
+                    raise IniError(f"{e.where()}: ${{{name}}}{suffix}: a unit after quantities")
+                unit = suffix
+            if len(set(map(repr, levels))) != len(levels):
+                raise IniError(
+                    f"{e.where()}: ${{{name}}}: a level twice ({use.value.strip()}); allowed: "
+                    "distinct levels (a design runs each configuration once per replication)"
+                )
+            if unit is not None and unit not in OMNETPP_UNITS:
+                raise IniError(
+                    f"{e.where()}: ${{{name}}}: unit '{unit}' is not an OMNeT++ unit; allowed: "
+                    + " ".join(OMNETPP_UNITS)
+                )
+            if e.key in ADAPTER_KEYS:
+                raise IniError(
+                    f"{e.where()}: the adapter sets this key itself on every run; allowed: "
+                    "variables of other keys"
+                )
+            _check_not_shadowed(e, entries)
+            variables.append(Variable(name, e, levels, unit, kind))
+    defined = {v.name for v in variables}
+    for e, name in references:
+        if name in PREDEFINED or e.key in LABELS or first[e.key] is not e:
+            continue  # a label, or an entry another one overrides: no run changes
+        if name not in defined:
+            raise IniError(f"{e.where()}: ${{{name}}}: no such variable")
+        raise IniError(
+            f"{e.where()}: = {e.value}: uses variable ${{{name}}} besides the key that "
+            "defines it; allowed: each variable used by one key (a declared parameter sets "
+            "one pattern)"
+        )
+    if not variables:
+        raise IniError(
+            f"{ini}: config: '{config}' has no iteration variables (${{...}}); allowed: a "
+            "configuration with at least one"
+        )
+    return Study(ini, config, variables, _repeat(first.get("repeat")))
+
+
+def _factor_name(entry: Entry, name: str, variables: list[Variable]) -> str:
+    """The factor of a variable: its name, which must be one a design allows, or for an unnamed
+    one (OMNeT++ calls it $0, $1, ...) a name made of the key's last word."""
+    taken = {v.name.lower() for v in variables}
+    if name:
+        if name.lower() in RESERVED_FACTORS or not re.match(NAME_PATTERN, name):
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: not a name a factor may take (reserved or not "
+                f"{NAME_PATTERN}); allowed: another name (renaming it changes no run); "
+                "reserved: " + ", ".join(RESERVED_FACTORS)
+            )
+        if name.lower() in taken:  # OMNeT++ tells case apart, a design does not
+            raise IniError(f"{entry.where()}: ${{{name}}}: a second variable of that name")
+        return name
+    made = re.sub(r"\W", "_", entry.key.rsplit(".", 1)[-1]).strip("_") or "value"
+    if made[0].isdigit() or made.lower() in RESERVED_FACTORS:
+        made = f"v_{made}"
+    while made.lower() in taken or made.lower() in RESERVED_FACTORS:
+        made += "_"
+    return made
+
+
+def _check_not_shadowed(defining: Entry, entries: list[Entry]) -> None:
+    """Refuses a variable's key when an entry OMNeT++ consults first assigns the same key, or
+    a key the variable's pattern also covers: the adapter's command-line option would win over
+    it, where the ini's own runs keep it."""
+    pattern = _pattern(defining.key)
+    for e in entries:
+        if e is defining:
+            return
+        covers = "." in e.key and (pattern.match(e.key) or _pattern(e.key).match(defining.key))
+        if e.key == defining.key or covers:
+            raise IniError(
+                f"{defining.where()}: its variable would set what {e.file.name}:{e.line} "
+                f"({e.key}) sets first; allowed: a key no earlier entry of the configuration "
+                "covers"
+            )
+
+
+def _repeat(entry: Entry | None) -> int:
+    if entry is None:
+        return 1
+    try:
+        count = int(entry.value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise IniError(f"{entry.where()}: = {entry.value}: allowed: an integer >= 1")
+    return count
+
+
+def _quoted(value: object) -> str:
+    """A YAML scalar: JSON is valid YAML, and quotes every string."""
+    return json.dumps(value)
+
+
+def design_text(study: Study, name: str, ini_from_design: str) -> str:
+    """The design YAML of a study."""
+    lines = [
+        f"# The parameter study of [Config {study.config}] of {study.ini.name}, imported by",
+        "# `satsweep import`: the configurations and replications opp_runall would run.",
+        f"study: {_quoted(name)}",
+        f"program: {ENGINE}",
+        f"ini: {_quoted(ini_from_design)}",
+        f"config: {_quoted(study.config)}",
+        "factors:",
+    ]
+    for v in study.variables:
+        lines.append(f"  {v.name}: [{', '.join(_quoted(x) for x in v.levels)}]")
+        lines[-1] += f"  # {v.entry.key} ({v.entry.file.name}:{v.entry.line})"
+    lines.append(f"replications: {study.replications}")
+    return "\n".join(lines) + "\n"
+
+
+def declaration_text(study: Study, name: str, found: Sequence[str], trial_note: str) -> str:
+    """The ``satsweep.yaml`` declaration of a study: its parameters, and the summary fields
+    the trial run found (one active, the rest commented)."""
+    lines = [
+        "# What satsweep needs beyond the ini file (docs/omnetpp.md), imported by",
+        f"# `satsweep import` from [Config {study.config}]. Pick the summary fields below.",
+        f"name: {_quoted(name)}",
+        'version: "1.0"',
+        "ned: [.]",
+        "libraries: []",
+        "parameters:",
+    ]
+    for v in study.variables:
+        lines += [
+            f"  - name: {v.name}",
+            f"    type: {v.type}",
+            f"    default: {_quoted(v.levels[0])}",
+            f"    set: {_quoted(v.entry.key)}",
+        ]
+        if v.unit:
+            lines.append(f"    unit: {v.unit}")
+        where = f"{v.entry.key} of the ini ({study.ini.name}:{v.entry.line})"
+        lines.append(f"    help: {_quoted(where)}")
+    lines += ["summary:", f"  # {trial_note}", *found]
+    return "\n".join(lines) + "\n"
+
+
+def _module_pattern(module: str) -> str:
+    return re.sub(r"\[\d+\]", "[*]", module)
+
+
+def summary_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Declaration lines for a trial run's results (type, module, name): the first scalar as
+    the active summary field (a declaration needs one), every other scalar and each statistic's
+    mean commented."""
+    found: dict[tuple[bool, str], set[str]] = {}
+    for kind, module, name in rows:
+        found.setdefault((kind != "scalar", name), set()).add(module)
+    blocks: list[list[str]] = []
+    used: set[str] = set()
+    for (statistic, name), modules in sorted(found.items(), key=lambda item: item[0][0]):
+        patterns = sorted({_module_pattern(m) for m in modules})
+        field = re.sub(r"\W+", "_", name).strip("_").lower() or "value"
+        field = f"{field}_mean" if statistic else field
+        if field[0].isdigit() or field in used or field in RESERVED_COLUMNS:
+            field = f"s{len(used)}_{field}"
+        used.add(field)
+        source = (
+            [f"    statistic: {_quoted(name)}", "    field: mean   # count sum stddev min max"]
+            if statistic
+            else [f"    scalar: {_quoted(name)}"]
+        )
+        blocks.append(
+            [
+                f"  - name: {field}",
+                "    type: float",
+                *source,
+                f"    module: {_quoted(patterns[0] if len(patterns) == 1 else '**')}",
+                f"    reduce: {'one' if len(modules) == 1 else 'mean' if statistic else 'sum'}"
+                f"   # recorded by {len(modules)} module(s)"
+                + (
+                    f": {', '.join(patterns[:3])}{', ...' if len(patterns) > 3 else ''}"
+                    if len(patterns) > 1
+                    else ""
+                ),
+            ]
+        )
+    if not blocks or "    scalar: " not in blocks[0][2]:
+        active = [
+            "  - name: result   # a placeholder: the trial run recorded no scalar to name here",
+            "    type: float",
+            '    scalar: "FILL-IN"',
+        ]
+    else:
+        active = blocks.pop(0)
+    return active + [f"# {line}" for block in blocks for line in block]
+
+
+def _study_name(config: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", config).strip("-._").lower()
+    return name if re.match(STUDY_PATTERN, name) else "imported"
+
+
+def import_config(
+    ini: Path,
+    config: str,
+    out: Path | None = None,
+    study_name: str | None = None,
+    force: bool = False,
+    trial_time: str | None = "1s",
+) -> tuple[Path, Path, str]:
+    """Writes the design (``<out>/<study>.yaml``) and the declaration (``satsweep.yaml``
+    beside the ini) of configuration ``config``; returns their paths and what the trial run
+    found. Nothing is written when the configuration cannot be imported or a file exists
+    (without ``force``)."""
+    if trial_time is not None and not re.fullmatch(
+        r"(\d+\.?\d*|\.\d+)(s|ms|us|ns|min|h)", trial_time
+    ):
+        raise IniError(
+            f"--trial-time: '{trial_time}': allowed: a simulated time such as 1s, 500ms, 2min"
+        )
+    ini = Path(ini).absolute()
+    study = read_study(ini, config)
+    name = study_name or _study_name(config)
+    if not re.match(STUDY_PATTERN, name):
+        raise IniError(f"--study: '{name}': allowed: letters, digits, '.', '_', '-'")
+    out = (Path(out) if out is not None else ini.parent).absolute()
+    design_path, declaration_path = out / f"{name}.yaml", ini.parent / DECLARATION
+    if design_path == declaration_path:
+        raise IniError(f"--study: '{name}': its design would be the declaration {DECLARATION}")
+    for path in (design_path, declaration_path):
+        if path.exists() and not force:
+            raise IniError(f"{path}: exists; allowed: --force to overwrite it")
+    rows, note = trial(ini, config, trial_time) if trial_time else ([], "no trial run")
+    declaration = declaration_text(study, name, summary_candidates(rows), note)
+    try:
+        Declaration.model_validate(yaml.safe_load(declaration))
+    except ValidationError as e:
+        first = e.errors()[0]
+        said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        raise IniError(f"{ini}: config: '{config}': {said}") from None
+    design = design_text(study, name, os.path.relpath(ini, out))
+    out.mkdir(parents=True, exist_ok=True)
+    for path, text in ((declaration_path, declaration), (design_path, design)):
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    return design_path, declaration_path, note

@@ -1,0 +1,310 @@
+"""Faults of `satsweep run` itself (issue 28, items 3, 4, 8 and 10): paths that Snakemake would
+parse again, an orphaned Snakemake or job writing beside a new run, a stop that is said before
+it happened, a program that hangs, a manifest dated in the future, and a full disk whose cause
+was shown nowhere. Real runs of docs/examples/mm1.py (behind small wrappers), real processes and
+signals."""
+
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from satsweep import cli
+
+MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
+
+TOY = """\
+study: toy
+program: {program}
+factors:
+  load: {loads}
+fixed:
+  customers: 20
+replications: 1
+"""
+
+#: mm1.py behind a gate: each simulation leaves a marker (one file per invocation) in calls/
+#: beside this file, then waits until the file gate exists.
+GATED = f"""\
+#!{sys.executable}
+import os, sys, time
+from pathlib import Path
+
+here = Path(__file__).resolve().parent
+args = sys.argv[1:]
+if "--describe" not in args:
+    run = next(a for a in args if a.startswith("--run="))[len("--run="):]
+    (here / "calls").mkdir(exist_ok=True)
+    (here / "calls" / f"{{run}}.{{os.getpid()}}").write_text("")
+    while not (here / "gate").exists():
+        time.sleep(0.05)
+os.execv(sys.executable, [sys.executable, {str(MM1)!r}, *args])
+"""
+
+
+def write_program(folder: Path, name: str, text: str) -> Path:
+    program = folder / name
+    program.write_text(text)
+    program.chmod(0o755)
+    return program
+
+
+def satsweep(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """`satsweep ARGS` as its own process (a run that hangs fails the test, not the suite)."""
+    return subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", *args], capture_output=True, text=True,
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def start_run(design: Path, results: Path, background: bool = False) -> subprocess.Popen:
+    """`satsweep run` in a session of its own, what it says in ``<results>.err``;
+    ``background``: SIGINT ignored, as a shell's `cmd &` or nohup starts it."""
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
+    with open(f"{results}.err", "w") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results",
+             str(results), "--cores", "2"],
+            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, preexec_fn=ignore,
+        )  # fmt: skip
+
+
+def processes_under(folder: Path) -> dict[int, str]:
+    """Live processes (pid -> command line) that work in ``folder`` or name it: a sweep's
+    Snakemake, jobs and programs, in whatever session or process group they are."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if str(folder) in command or cwd == str(folder) or cwd.startswith(f"{folder}/"):
+            found[int(entry.name)] = command
+    return found
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def leftovers(tmp_path):
+    """Kills what a failing test leaves running under tmp_path."""
+    yield
+    (tmp_path / "gate").touch()
+    for pid in processes_under(tmp_path):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+# -- item 3: paths are taken as they are -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["r #1", "a: b", 'it\'s "quoted"', "{x} $HOME `id` é 雪"],
+    ids=["hash", "colon", "quotes", "braces-dollar-unicode"],
+)
+def test_paths_reach_snakemake_as_they_are(tmp_path, capsys, name):
+    """`--config key=value` parsed each path again as YAML: `#` cut it (the store landed in
+    `r/`, unlocked, "0 runs done"), quotes vanished, `: ` failed; `{x}` in a file pattern is a
+    wildcard. The results folder and the design's folder both carry the name."""
+    folder = tmp_path / f"design {name}"
+    folder.mkdir()
+    design = folder / "toy.yaml"
+    design.write_text(TOY.format(program=MM1, loads="[0.3, 0.6]"))
+    results = tmp_path / f"results {name}"
+    assert cli.main(["run", str(design), "--results", str(results), "--cores", "2"]) == 0
+    assert "toy: 2/2 runs done (2 now, 0 before)" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([folder.name, results.name])
+    assert pq.read_metadata(results / "toy" / "runs.parquet").num_rows == 2
+    assert cli.main(["status", str(design), "--results", str(results)]) == 0
+    assert f"toy: 2 done, 0 damaged, 0 missing, 0 failed of 2 runs ({results / 'toy'})" in (
+        capsys.readouterr().out
+    )
+
+
+# -- item 4: the lock is held by whatever writes to the store -----------------------------------
+
+
+def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_run(
+    tmp_path, leftovers
+):
+    """The OOM killer or a lost login takes satsweep alone: its Snakemake, then its jobs, still
+    hold the store, so a new run is refused (naming them) until they end; every run once."""
+    program = write_program(tmp_path, "gated.py", GATED)
+    design = tmp_path / "toy.yaml"
+    design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
+    results = tmp_path / "results"
+    calls = tmp_path / "calls"
+    first = start_run(design, results)
+    wait_until(lambda: len(list(calls.glob("*"))) == 2, "two programs run")
+    first.kill()  # SIGKILL to satsweep alone
+    first.wait(timeout=30)
+    args = ["run", str(design), "--results", str(results), "--cores", "2"]
+
+    refused = satsweep(*args)
+    assert refused.returncode == 1, refused.stderr
+    assert f"another satsweep run is using {results / 'toy'} (held by pid " in refused.stderr
+    assert "-m snakemake" in refused.stderr  # the orphaned Snakemake holds it
+
+    snakemake = [pid for pid, c in processes_under(tmp_path).items() if "-m snakemake" in c]
+    assert snakemake
+    for pid in snakemake:
+        os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not set(snakemake) & set(processes_under(tmp_path)), "Snakemake is gone")
+    refused = satsweep(*args)
+    assert refused.returncode == 1, refused.stderr
+    assert f"jobs of an earlier satsweep run still write to {results / 'toy'}" in refused.stderr
+    assert "satsweep.workflow.jobs simulate" in refused.stderr
+
+    (tmp_path / "gate").touch()
+    wait_until(lambda: not processes_under(tmp_path), "the orphaned jobs end")
+    last = satsweep(*args)
+    assert last.returncode == 0, last.stderr
+    assert "toy: 4/4 runs done (2 now, 2 before)" in last.stderr
+    invocations = collections.Counter(p.name.split(".")[0] for p in calls.iterdir())
+    assert len(invocations) == 4 and set(invocations.values()) == {1}  # every run exactly once
+
+
+def test_sigterm_to_a_background_run_says_stopped_only_when_nothing_of_it_runs(tmp_path, leftovers):
+    """SIGTERM to a run started with `cmd &`: before, Snakemake waited for its running jobs
+    (which nobody had stopped) and satsweep with it, or said "stopped" while they went on."""
+    program = write_program(tmp_path, "gated.py", GATED)
+    design = tmp_path / "toy.yaml"
+    design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
+    results = tmp_path / "results"
+    proc = start_run(design, results, background=True)
+    wait_until(lambda: len(list((tmp_path / "calls").glob("*"))) == 2, "two programs run")
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=120)  # the gate stays shut: the programs would wait forever
+    err = Path(f"{results}.err").read_text()
+    assert proc.returncode == 130, err
+    assert "satsweep run: error: interrupted: Snakemake stopped; finished runs are kept" in err
+    assert processes_under(tmp_path) == {}  # at once: no Snakemake, job or program left
+
+
+# -- item 8: a per-run time limit ---------------------------------------------------------------
+
+#: mm1.py, but the configuration load=0.5 hangs, with a child of its own that hangs too.
+HANGING = f"""\
+#!{sys.executable}
+import os, subprocess, sys, time
+from pathlib import Path
+
+args = sys.argv[1:]
+if "--load=0.5" in args:
+    child = subprocess.Popen(["sleep", "1000"])
+    (Path(__file__).resolve().parent / "child").write_text(str(child.pid))
+    while True:
+        time.sleep(1)
+os.execv(sys.executable, [sys.executable, {str(MM1)!r}, *args])
+"""
+
+
+def test_a_hanging_program_times_out_and_keep_going_finishes_the_others(
+    tmp_path, capsys, leftovers
+):
+    program = write_program(tmp_path, "hanging.py", HANGING)
+    design = tmp_path / "toy.yaml"
+    design.write_text(
+        TOY.format(program=program, loads="[0.3, 0.5, 0.7]") + "resources: {timeout_s: 2}\n"
+    )
+    results = tmp_path / "results"
+    args = [str(design), "--results", str(results)]
+    proc = satsweep("run", *args, "--cores", "2", "--keep-going", timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert "toy: 2/3 runs done (2 now, 0 before), 1 failed, 0 not run" in proc.stderr
+    assert "--load=0.5 --customers=20 (timed out after 2 s)" in proc.stderr
+    child = int((tmp_path / "child").read_text())
+    assert child not in processes_under(tmp_path)  # the program's tree was killed whole
+    assert processes_under(tmp_path) == {}
+    assert cli.main(["status", *args]) == 1
+    assert "(timed out after 2 s)" in capsys.readouterr().out
+    assert pq.read_metadata(results / "toy" / "runs.parquet").num_rows == 2
+
+
+def test_a_time_limit_must_be_positive_seconds(tmp_path, capsys):
+    design = tmp_path / "toy.yaml"
+    for value in ("0", "-1", "true", "'5'", ".nan"):
+        design.write_text(
+            TOY.format(program=MM1, loads="[0.3]") + f"resources: {{timeout_s: {value}}}\n"
+        )
+        assert cli.main(["run", str(design), "--results", str(tmp_path / "results")]) == 2
+        err = capsys.readouterr().err
+        assert "resources.timeout_s: " in err and err.count("\n") == 1, err
+        assert "timeout_s (seconds > 0, each run's time limit)" in err
+    assert not (tmp_path / "results").exists()
+
+
+# -- item 10: clock skew and a full disk -------------------------------------------------------
+
+
+def test_a_manifest_dated_in_the_future_does_not_fail_later_runs(tmp_path, capsys):
+    """Snakemake refused a compaction older than its newest input ("clock skew"), and every
+    later run exited 1 until the manifest was touched."""
+    design = tmp_path / "toy.yaml"
+    design.write_text(TOY.format(program=MM1, loads="[0.3, 0.6]"))
+    args = ["run", str(design), "--results", str(tmp_path / "results"), "--cores", "2"]
+    assert cli.main(args) == 0
+    manifest = sorted((tmp_path / "results" / "toy").glob("runs/*/complete-1.json"))[0]
+    future = time.time() + 3600
+    os.utime(manifest, (future, future))
+    capsys.readouterr()
+    for _ in range(2):
+        assert cli.main(args) == 0, capsys.readouterr().err
+        assert "toy: 2/2 runs done (0 now, 2 before)" in capsys.readouterr().err
+
+
+FULL_DISK = """\
+set -u
+mount -t tmpfs -o size=16m tmpfs "$DIR"
+run() { "$PY" -m satsweep.cli run toy.yaml --results "$DIR/results" --cores 2 >"$DIR/out" 2>&1; }
+run; echo "first $?"
+avail=$(df --output=avail -B1 "$DIR" | tail -n 1)
+dd if=/dev/zero of="$DIR/filler" bs=4096 count=$(( (avail - 200000) / 4096 )) 2>/dev/null
+run; echo "full $?"
+tr '\\n' ' ' <"$DIR/out"; echo
+"$PY" -m satsweep.cli status toy.yaml --results "$DIR/results" | tr '\\n' ' '; echo
+"""
+
+
+def test_a_full_disk_is_named_by_run_and_status(tmp_path):
+    """As test_a_disk_filling_up_during_compaction_keeps_the_tables (a 16 MB tmpfs of a mount
+    namespace of its own): the cause was only in logs/collect.log."""
+    (tmp_path / "mnt").mkdir()
+    (tmp_path / "toy.yaml").write_text(
+        TOY.format(program=MM1, loads="[0.3, 0.6]").replace("customers: 20", "customers: 20000")
+    )
+    (tmp_path / "full.sh").write_text(FULL_DISK)
+    env = {**os.environ, "DIR": str(tmp_path / "mnt"), "PY": sys.executable}
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "bash", "full.sh"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=240,
+    )  # fmt: skip
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and lines[:2] == ["first 0", "full 1"], proc.stdout + proc.stderr
+    said = "store not written: compaction failed, the previous tables are kept: "
+    summary = " ".join(lines[2].split())  # the run's summary, wrapped by rich
+    reason = summary.split(said, 1)[1].split("(logs/collect.log)")[0]
+    assert "No space left on device" in reason, lines[2]
+    assert f"{said}{reason}(logs/collect.log)" in lines[3], lines[3]  # status: one line

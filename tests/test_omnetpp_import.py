@@ -1,0 +1,359 @@
+"""`satsweep import` (satsweep/design/omnetpp_import.py, docs/omnetpp.md "Importing an ini's
+parameter study"): an OMNeT++ configuration's iteration variables and `repeat` as a design and a
+declaration. The parsing, generation and refusal tests need no OMNeT++; the comparisons with
+OMNeT++'s own expansion (`opp_run -s -q rundetails`) and the trial run need the build of
+`./setup.sh --with-omnetpp` and are skipped without its .venv/omnetpp.env (or OMNETPP_ROOT
+and INET_ROOT)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from satsweep.cli import main as satsweep_main
+from satsweep.design import load_design
+from satsweep.engine import Program
+from satsweep.engine.omnetpp import (
+    Declaration,
+    OmnetppError,
+    OmnetppStudy,
+    installation,
+    option_value,
+)
+from satsweep.design.omnetpp_import import (
+    IniError,
+    declaration_text,
+    import_config,
+    read_study,
+    summary_candidates,
+)
+from tests.conftest import REPO
+
+DUMBBELL = REPO / "docs" / "examples" / "omnetpp-dumbbell"
+
+
+def _omnetpp_missing() -> str:
+    """Why OMNeT++ cannot be used ('' when it can): no .venv/omnetpp.env of
+    `./setup.sh --with-omnetpp` and no OMNETPP_ROOT and INET_ROOT."""
+    try:
+        installation()
+    except OmnetppError as e:
+        return str(e)
+    return ""
+
+
+needs_omnetpp = pytest.mark.skipif(bool(_omnetpp_missing()), reason=_omnetpp_missing())
+
+#: Ini files of the comparison with OMNeT++: lists, ranges with step, units, several variables,
+#: repeat, inheritance (a variable in a base configuration and in General).
+INIS = {
+    "lists": """
+[General]
+network = Dumbbell
+[Config Study]
+**.ppp[*].queue.packetCapacity = ${queue=10,20,50}
+**.tcp.tcpAlgorithmClass = ${algorithm="TcpReno", "TcpNewReno"}
+**.tcp.sackSupport = ${sack=false,true}
+""",
+    "ranges": """
+[General]
+network = Dumbbell
+repeat = 3
+[Config Study]
+**.x = ${x=1..10 step 3}
+**.y = ${1..5}
+**.z = ${z=0..1 step 0.3}
+**.w = ${w=10..1 step -4}
+""",
+    "units": """
+[Config Study]
+network = Dumbbell
+repeat = 2
+**.datarate = ${rate=1Mbps,10Mbps, 100Mbps}
+**.delay = ${delay=1..3}ms
+**.name = "${peer=alpha,beta}"
+""",
+    "syntax": """
+# a comment ${x=1,2}
+[Study]
+network = Dumbbell
+**.a = ${a=1,\\
+ 2}  # ${b=3,4}
+**.s = ${s="x#y", "z"}
+**.c = ${c=5,
+    6}
+""",
+    "inherited": """
+[General]
+network = Dumbbell
+**.buffer = ${buffer=10,20}
+description = "buffer ${buffer}"
+[Config Base]
+repeat = 4
+**.rate = ${rate=1, 2.5}
+[Config Study]
+extends = Base
+**.flows = ${flows=1..4 step 2}
+""",
+}
+
+#: The example of docs/omnetpp.md's "Importing an ini's parameter study".
+INIS["documented"] = (
+    (REPO / "docs" / "omnetpp.md")
+    .read_text()
+    .split("## Importing an ini's parameter study")[1]
+    .split("```ini\n", 1)[1]
+    .split("```", 1)[0]
+)
+
+
+def write_ini(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    ini = folder / "omnetpp.ini"
+    ini.write_text(text)
+    return ini
+
+
+def test_lists_ranges_and_units_become_levels(tmp_path):
+    both = INIS["ranges"] + INIS["units"].replace("[Config Study]", "").replace("network", "#")
+    study = read_study(write_ini(tmp_path, both), "Study")
+    got = {v.name: (v.levels, v.unit, v.type, v.entry.key) for v in study.variables}
+    assert got == {
+        "x": ([1, 4, 7, 10], None, "int", "**.x"),
+        "v_y": ([1, 2, 3, 4, 5], None, "int", "**.y"),  # unnamed: the key's last word, not
+        # the reserved y
+        "z": ([0.0, 0.3, 0.6, 0.9], None, "float", "**.z"),
+        "w": ([10, 6, 2], None, "int", "**.w"),
+        "rate": ([1, 10, 100], "Mbps", "int", "**.datarate"),
+        "delay": ([1, 2, 3], "ms", "int", "**.delay"),
+        "peer": (["alpha", "beta"], None, "string", "**.name"),
+    }
+    assert study.replications == 2  # the Study section's repeat comes first
+
+
+def test_inheritance_follows_extends_down_to_general(tmp_path):
+    study = read_study(write_ini(tmp_path, INIS["inherited"]), "Study")
+    assert [(v.name, v.levels) for v in study.variables] == [
+        ("flows", [1, 3]),
+        ("rate", [1.0, 2.5]),
+        ("buffer", [10, 20]),
+    ]
+    assert study.replications == 4
+
+
+def test_the_documented_example_gives_the_documented_factors(tmp_path):
+    study = read_study(write_ini(tmp_path, INIS["documented"]), "Study")
+    assert [(v.name, v.levels, v.unit) for v in study.variables] == [
+        ("rate", [1, 10], "Mbps"),
+        ("delay", [1, 5, 9], "ms"),
+        ("count", [1, 2, 3], None),
+        ("algorithm", ["TcpReno", "TcpNewReno"], None),
+        ("buffer", [10, 20, 50], None),
+    ]
+    assert study.replications == 3
+
+
+def test_continued_lines_comments_and_sections_are_read_as_omnetpp_reads_them(tmp_path):
+    ini = write_ini(
+        tmp_path,
+        "# a comment ${x=1,2}\n[Study]\n**.a = ${a=1,\\\n 2}  # ${b=3,4}\n"
+        '**.s = ${s="x#y", "z"}\n**.c = ${c=5,\n    6}\n',
+    )
+    study = read_study(ini, "Study")
+    assert [(v.name, v.levels, v.entry.line) for v in study.variables] == [
+        ("a", [1, 2], 3),
+        ("s", ["x#y", "z"], 5),
+        ("c", [5, 6], 6),
+    ]
+
+
+def test_import_writes_a_design_and_a_declaration_that_load(tmp_path):
+    ini = write_ini(tmp_path / "model", INIS["units"])
+    design_path, declaration_path, _ = import_config(
+        ini, "Study", tmp_path / "designs", trial_time=None
+    )
+    assert declaration_path == ini.parent / "satsweep.yaml"
+    declared = OmnetppStudy(ini, "Study").declaration  # the adapter's own loader
+    by_name = {p.name: p for p in declared.parameters}
+    assert (by_name["rate"].type, by_name["rate"].unit, by_name["rate"].set) == (
+        "int",
+        "Mbps",
+        "**.datarate",
+    )
+    assert option_value(by_name["delay"], 2) == "2ms"
+    assert option_value(by_name["peer"], "beta") == '"beta"'
+    design = load_design(design_path)
+    assert design.factors == {"rate": [1, 10, 100], "delay": [1, 2, 3], "peer": ["alpha", "beta"]}
+    assert design.replications == 2 and design.program == "omnetpp" and design.config == "Study"
+
+
+def test_every_listed_summary_field_loads_once_uncommented(tmp_path):
+    ini = write_ini(tmp_path, INIS["lists"])
+    rows = [
+        ("scalar", "Dumbbell.left.ppp[0].queue", "droppedPacketsQueueOverflow:count"),
+        ("scalar", "Dumbbell.left.ppp[1].queue", "droppedPacketsQueueOverflow:count"),
+        ("scalar", "Dumbbell.receiver[0].app[0]", "packetReceived:sum(packetBytes)"),
+        ("histogram", "Dumbbell.left.ppp[0].queue", "queueingTime:histogram"),
+    ]
+    text = declaration_text(read_study(ini, "Study"), "s", summary_candidates(rows), "trial")
+    active = Declaration.model_validate(yaml.safe_load(text))
+    assert [(f.name, f.module, f.reduce) for f in active.summary] == [
+        ("droppedpacketsqueueoverflow_count", "Dumbbell.left.ppp[*].queue", "sum")
+    ]
+    picked = re.sub(r"^# (  )", r"\1", text, flags=re.MULTILINE)  # the listed fields
+    everything = Declaration.model_validate(yaml.safe_load(picked))
+    assert [(f.scalar, f.statistic, f.field) for f in everything.summary[1:]] == [
+        ("packetReceived:sum(packetBytes)", None, None),
+        (None, "queueingTime:histogram", "mean"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[Config Study]\n**.a = ${x=1,2}\n**.b = ${y=1,2 ! x}\n", ":3: **.b: parallel iteration"),
+        ("[Config Study]\nconstraint = $x < 2\n**.a = ${x=1,2}\n", ":2: constraint: constraints"),
+        ("[Config Study]\n**.a = ${x=1,2} * 2\n", ":2: **.a: = ${x=1,2} * 2: a variable inside"),
+        ("[Config Study]\n**.d = ${d=1ms,1s}\n", ":2: **.d: ${d}: levels in several units"),
+        ("[Config Study]\n**.a = ${x=1,2}\n**.b = ${x}\n", ":3: **.b: = ${x}: uses variable"),
+        ("[Config Study]\nextends = Nope\n**.a = ${x=1,2}\n", ":2: extends: 'Nope' is not"),
+        ("[Config Study]\n**.a = 5\n[General]\n**.a = ${x=1,2}\n", ":4: **.a: its variable"),
+        ("[Config Study]\nrepeat = many\n**.a = ${x=1,2}\n", ":2: repeat: = many: allowed"),
+        ("[Config Study]\n**.a = ${x=1,uniform(0,1)}\n", ":2: **.a: ${x}: level 'uniform(0,1)'"),
+        ("[Config Study]\n**.a = 1\n", ": config: 'Study' has no iteration variables"),
+        ("[Config Study]\nthis is no entry\n", ":2: 'this is no entry': not a 'key = value'"),
+    ],
+)
+def test_what_a_design_cannot_say_exits_2_naming_file_line_and_key(tmp_path, capsys, text, said):
+    ini = write_ini(tmp_path, text)
+    code = satsweep_main(["import", str(ini), "--config", "Study", "--no-trial"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{ini}{said}" in err and "satsweep import: error:" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["omnetpp.ini"]  # nothing written
+
+
+def test_an_unknown_configuration_is_named_with_those_allowed(tmp_path, capsys):
+    ini = write_ini(tmp_path, INIS["inherited"])
+    assert satsweep_main(["import", str(ini), "--config", "Nope", "--no-trial"]) == 2
+    assert (
+        "config: 'Nope' is not a configuration of omnetpp.ini; allowed: General, Base, Study"
+        in (capsys.readouterr().err)
+    )
+
+
+def test_a_bad_trial_time_is_refused_before_anything(tmp_path, capsys):
+    ini = write_ini(tmp_path, INIS["lists"])
+    assert satsweep_main(["import", str(ini), "--config", "Study", "--trial-time", "soon"]) == 2
+    assert "--trial-time: 'soon': allowed: a simulated time" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["omnetpp.ini"]
+
+
+def test_existing_files_are_kept_unless_forced(tmp_path, capsys):
+    ini = write_ini(tmp_path, INIS["lists"])
+    declaration = tmp_path / "satsweep.yaml"
+    declaration.write_text("mine\n")
+    argv = ["import", str(ini), "--config", "Study", "--no-trial"]
+    assert satsweep_main(argv) == 2
+    assert f"{declaration}: exists; allowed: --force" in capsys.readouterr().err
+    assert declaration.read_text() == "mine\n" and not (tmp_path / "study.yaml").exists()
+    assert satsweep_main([*argv, "--force"]) == 0
+    assert "**.tcp.tcpAlgorithmClass" in declaration.read_text()
+    assert (tmp_path / "study.yaml").is_file()
+
+
+def test_a_reserved_factor_name_is_refused_in_one_line(tmp_path):
+    ini = write_ini(tmp_path, "[Config Study]\n**.a = ${host=1,2}\n")
+    with pytest.raises(IniError, match=r"omnetpp.ini:2: \*\*.a: \$\{host\}: not a name a factor"):
+        import_config(ini, "Study", trial_time=None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["omnetpp.ini"]
+
+
+# ---- against OMNeT++ itself ------------------------------------------------------------------
+
+
+def _normal(text: str) -> object:
+    """A value as OMNeT++ prints it or the adapter passes it, comparable: numbers as floats."""
+    text = text.strip()
+    number = re.fullmatch(r"([+-]?[\d.]+(?:[eE][+-]?\d+)?)([A-Za-z]*)", text)
+    return (float(number.group(1)), number.group(2)) if number else text
+
+
+def omnetpp_runs(ini: Path, config: str) -> list[dict[str, object]]:
+    """The assignments of each run of the configuration, from `opp_run -s -q rundetails`."""
+    omnetpp, _ = installation()
+    proc = subprocess.run(
+        [str(omnetpp / "bin" / "opp_run"), "-c", config, "-s", "-q", "rundetails", ini.name],
+        cwd=ini.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs: list[dict[str, object]] = []
+    for line in proc.stdout.splitlines():
+        if line.startswith("Run "):
+            runs.append({})
+        elif line.startswith("\t") and runs:
+            key, _, value = line.strip().partition(" = ")
+            runs[-1][key] = _normal(value)
+    return runs
+
+
+@needs_omnetpp
+@pytest.mark.parametrize("name", list(INIS))
+def test_the_design_runs_what_opp_runall_runs(tmp_path, name):
+    ini = write_ini(tmp_path, INIS[name])
+    design_path, _, _ = import_config(ini, "Study", trial_time=None)
+    design = load_design(design_path)
+    declared = OmnetppStudy(ini, "Study").declaration.parameters
+    ours = collections.Counter()
+    for config in design.configurations:
+        for _ in range(design.replications):
+            ours[
+                frozenset(
+                    (p.set, _normal(option_value(p, config.params[p.name]))) for p in declared
+                )
+            ] += 1
+    keys = {p.set for p in declared}
+    theirs = collections.Counter(
+        frozenset((k, v) for k, v in run.items() if k in keys) for run in omnetpp_runs(ini, "Study")
+    )
+    assert sum(theirs.values()) == design.n_runs > 1
+    assert ours == theirs
+
+
+@needs_omnetpp
+def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "Dumbbell.ned").write_text((DUMBBELL / "Dumbbell.ned").read_text())
+    text = (DUMBBELL / "omnetpp.ini").read_text().replace("sim-time-limit = 10s", "")
+    ini = write_ini(
+        model,
+        text + "sim-time-limit = 1s\n**.ppp[*].queue.packetCapacity = ${queue=10,100}\n",
+    )
+    _, declaration_path, _ = import_config(ini, "Bulk", trial_time="0.5s")
+    said = declaration_path.read_text()
+    assert "what run 0 recorded in a 0.5s trial run" in said
+    assert 'scalar: "packetReceived:sum(packetBytes)"' in said  # listed, commented or not
+    assert "#     statistic: " in said and "#     field: mean" in said
+    declared = OmnetppStudy(ini, "Bulk").declaration
+    assert [p.name for p in declared.parameters] == ["queue"] and len(declared.summary) == 1
+    program = Program.omnetpp(ini, "Bulk")  # the adapter runs the imported declaration
+    out = tmp_path / "r.json"
+    proc = subprocess.run(
+        [str(program.path), *program.args, "--queue=10", "--run=1", f"--out={out}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["params"] == {"queue": 10} and len(result["summary"]) == 1
