@@ -62,6 +62,18 @@ def sql(results: Path, *args: str) -> int:
     return cli.main(["sql", "--results", str(results), *args])
 
 
+def assert_refused(results: Path, capsys, query: str, said: str) -> None:
+    """The query (``{store}``, ``{beside}`` filled in) exits 2 with one line saying ``said``,
+    and nothing in or beside the results folder changed."""
+    store, tmp = results / "demo", results.parent
+    before = snapshot(tmp)
+    text = query.format(store=store, beside=tmp / "beside")
+    assert sql(results, "--study", "demo", text) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("satsweep sql: error: ") and said in err, err
+    assert snapshot(tmp) == before
+
+
 # -- item 1: a read that writes -------------------------------------------------------------
 
 
@@ -92,13 +104,7 @@ def sql(results: Path, *args: str) -> int:
 )
 def test_sql_refuses_an_explained_write(results, capsys, query, said):
     """EXPLAIN ANALYZE runs the statement it explains: the statement inside is judged."""
-    store, tmp = results / "demo", results.parent
-    before = snapshot(tmp)
-    text = query.format(store=store, beside=tmp / "beside")
-    assert sql(results, "--study", "demo", text) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("satsweep sql: error: ") and said in err, err
-    assert snapshot(tmp) == before
+    assert_refused(results, capsys, query, said)
 
 
 @pytest.mark.parametrize(
@@ -116,13 +122,7 @@ def test_sql_refuses_the_other_wrappers_of_a_write(results, capsys, query, said)
     """The other ways to hide a statement in another (a prepared statement, DuckDB's query()
     of SQL text, SUMMARIZE or DESCRIBE of a statement, a subquery) were refused already:
     these keep them refused."""
-    store, tmp = results / "demo", results.parent
-    before = snapshot(tmp)
-    text = query.format(store=store, beside=tmp / "beside")
-    assert sql(results, "--study", "demo", text) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("satsweep sql: error: ") and said in err, err
-    assert snapshot(tmp) == before
+    assert_refused(results, capsys, query, said)
 
 
 @pytest.mark.parametrize(
