@@ -53,10 +53,11 @@ def test_parameters_and_summary_are_satnets(goyal98, satnet):
     assert set(summary) == {f.name for f in satnet.description.summary} - SATNET_ONLY_SUMMARY
 
 
-def test_the_engines_design_is_the_ns3_one_without_the_tcp_model():
-    ns3 = load_design(REPO / "sweeps" / "goyal98-engines-ns3.yaml")
-    omnetpp = load_design(REPO / "sweeps" / "goyal98-engines-omnetpp.yaml")
-    assert omnetpp.fixed == ns3.fixed and omnetpp.replications == ns3.replications
+@pytest.mark.parametrize("check", ["goyal98-engines", "goyal98-engines-links"])
+def test_the_engines_design_is_the_ns3_one_without_the_tcp_model(check):
+    ns3 = load_design(REPO / "sweeps" / f"{check}-ns3.yaml")
+    omnetpp = load_design(REPO / "sweeps" / f"{check}-omnetpp.yaml")
+    assert omnetpp.fixed == ns3.fixed and omnetpp.replications == ns3.replications == 5
     assert {k: v for k, v in ns3.factors.items() if k != "tcpModel"} == omnetpp.factors
 
 
@@ -166,21 +167,21 @@ def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
         tables[name] = con.sql((REPO / "analysis" / f"{name}.sql").read_text()).fetchall()
     cells = tables["goyal98-engines"]
     # one row per flavor x drop, against satnet's default sender
-    assert sorted((r[1], r[2], r[3]) for r in cells) == [
-        (f, d, "ns-3 ns2") for f in ("reno", "sack") for d in ("epd", "sd")
+    assert sorted((r[0], r[2], r[3], r[4]) for r in cells) == [
+        ("wan", f, d, "ns-3 ns2") for f in ("reno", "sack") for d in ("epd", "sd")
     ]
     e_omnetpp = duckdb.sql(
         f"SELECT avg(efficiency) FROM '{omnetpp}' WHERE flavor = 'reno' AND \"drop\" = 'epd'"
     ).fetchone()[0]
-    for workload, flavor, drop, _, n_o, n_s, e_o, e_s, e_diff, e_hw, e_agree, *_ in cells:
+    for _, workload, flavor, drop, _, n_o, n_s, e_o, e_s, e_diff, e_hw, e_agree, *_ in cells:
         assert (workload, n_o, n_s) == ("www", 2, 2)
         assert e_diff == pytest.approx(e_o - e_s, abs=2e-4) and e_hw >= 0
         assert e_agree == ("exact" if e_hw == 0 else "yes" if abs(e_diff) <= e_hw else "no")
         if (flavor, drop) == ("reno", "epd"):
             assert e_o == round(e_omnetpp, 4)
     (overall,) = tables["goyal98-engines-overall"]
-    assert overall[:3] == ("www", "ns-3 ns2", 4)
-    assert overall[3] == pytest.approx(sum(r[8] for r in cells) / 4, abs=2e-4)
+    assert overall[:4] == ("wan", "www", "ns-3 ns2", 4)
+    assert overall[4] == pytest.approx(sum(r[9] for r in cells) / 4, abs=2e-4)
 
 
 @pytest.mark.xfail(

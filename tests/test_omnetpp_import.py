@@ -32,6 +32,7 @@ from satsweep.design.omnetpp_import import (
     import_config,
     read_study,
     summary_candidates,
+    table_candidates,
 )
 from tests.conftest import REPO
 
@@ -100,6 +101,14 @@ repeat = 4
 [Config Study]
 extends = Base
 **.flows = ${flows=1..4 step 2}
+""",
+    "expressions": """
+[Config Study]
+network = Dumbbell
+repeat = 2
+**.a = truncnormal(${mean=1.5s, 2.5s},1s)
+**.b = exponential(${b=1,2}s)
+**.c = 2 * ${c=3..5}
 """,
 }
 
@@ -173,6 +182,24 @@ def test_continued_lines_comments_and_sections_are_read_as_omnetpp_reads_them(tm
     ]
 
 
+def test_a_variable_inside_an_expression_fills_its_place(tmp_path):
+    variables = read_study(write_ini(tmp_path, INIS["expressions"]), "Study").variables
+    assert [(v.name, v.levels, v.unit, v.attach, v.expression) for v in variables] == [
+        ("mean", [1.5, 2.5], "s", True, "truncnormal(${mean},1s)"),
+        ("b", [1, 2], "s", False, "exponential(${b}s)"),
+        ("c", [3, 4, 5], None, True, "2 * ${c}"),
+    ]
+    declared = {p.name: p for p in imported_study(tmp_path).declaration.parameters}
+    assert option_value(declared["mean"], 2.5) == "truncnormal(2.5s,1s)"
+    assert option_value(declared["b"], 2) == "exponential(2s)"
+    assert option_value(declared["c"], 4) == "2 * 4"
+
+
+def imported_study(folder: Path) -> OmnetppStudy:
+    import_config(folder / "omnetpp.ini", "Study", trial_time=None)
+    return OmnetppStudy(folder / "omnetpp.ini", "Study")
+
+
 def test_import_writes_a_design_and_a_declaration_that_load(tmp_path):
     ini = write_ini(tmp_path / "model", INIS["units"])
     design_path, declaration_path, _ = import_config(
@@ -200,18 +227,33 @@ def test_every_listed_summary_field_loads_once_uncommented(tmp_path):
         ("scalar", "Dumbbell.left.ppp[1].queue", "droppedPacketsQueueOverflow:count"),
         ("scalar", "Dumbbell.receiver[0].app[0]", "packetReceived:sum(packetBytes)"),
         ("histogram", "Dumbbell.left.ppp[0].queue", "queueingTime:histogram"),
+        ("vector", "Dumbbell.left.ppp[0].queue", "queueLength:vector"),
+        ("vector", "Dumbbell.left.ppp[1].queue", "queueLength:vector"),
+        ("vector", "Dumbbell.receiver[0].app[0]", "packetReceived:vector(packetBytes)"),
     ]
-    text = declaration_text(read_study(ini, "Study"), "s", summary_candidates(rows), "trial")
+    study = read_study(ini, "Study")
+    text = declaration_text(
+        study, "s", summary_candidates(rows), "trial", tables=table_candidates(rows)
+    )
     active = Declaration.model_validate(yaml.safe_load(text))
     assert [(f.name, f.module, f.reduce) for f in active.summary] == [
         ("droppedpacketsqueueoverflow_count", "Dumbbell.left.ppp[*].queue", "sum")
     ]
-    picked = re.sub(r"^# (  )", r"\1", text, flags=re.MULTILINE)  # the listed fields
+    assert not active.tables
+    picked = re.sub(r"^# (  |tables:)", r"\1", text, flags=re.MULTILINE)  # all listed
     everything = Declaration.model_validate(yaml.safe_load(picked))
     assert [(f.scalar, f.statistic, f.field) for f in everything.summary[1:]] == [
         ("packetReceived:sum(packetBytes)", None, None),
         (None, "queueingTime:histogram", "mean"),
     ]
+    assert {n: (t.vector, t.module, t.bin) for n, t in everything.tables.items()} == {
+        "queuelength": ("queueLength:vector", "Dumbbell.left.ppp[*].queue", 1.0),
+        "packetreceived": (
+            "packetReceived:vector(packetBytes)",
+            "Dumbbell.receiver[*].app[*]",
+            1.0,
+        ),
+    }
 
 
 @pytest.mark.parametrize(
@@ -219,7 +261,7 @@ def test_every_listed_summary_field_loads_once_uncommented(tmp_path):
     [
         ("[Config Study]\n**.a = ${x=1,2}\n**.b = ${y=1,2 ! x}\n", ":3: **.b: parallel iteration"),
         ("[Config Study]\nconstraint = $x < 2\n**.a = ${x=1,2}\n", ":2: constraint: constraints"),
-        ("[Config Study]\n**.a = ${x=1,2} * 2\n", ":2: **.a: = ${x=1,2} * 2: a variable inside"),
+        ("[Config Study]\n**.a = ${x=1,2} * ${y=3}\n", ":2: **.a: = ${x=1,2} * ${y=3}: several"),
         ("[Config Study]\n**.d = ${d=1ms,1s}\n", ":2: **.d: ${d}: levels in several units"),
         ("[Config Study]\n**.a = ${x=1,2}\n**.b = ${x}\n", ":3: **.b: = ${x}: uses variable"),
         ("[Config Study]\nextends = Nope\n**.a = ${x=1,2}\n", ":2: extends: 'Nope' is not"),

@@ -1017,6 +1017,7 @@ def _import(args: argparse.Namespace) -> int:
             args.study,
             args.force,
             None if args.no_trial else args.trial_time,
+            [Path(lib) for lib in args.library],
         )
     except IniError as e:
         _error("import", e)
@@ -1043,6 +1044,15 @@ def _add_import(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     )
     p.add_argument("--trial-time", default="1s", help="simulated time of the trial run")
     p.add_argument("--no-trial", action="store_true", help="no trial run (no scalars listed)")
+    p.add_argument(
+        "-l",
+        "--library",
+        action="append",
+        default=[],
+        metavar="LIB",
+        help="a shared library of the model, as opp_run's -l takes it (without lib and .so; "
+        "repeatable): declared in libraries: and loaded by the trial run",
+    )
     p.set_defaults(func=_import)
 
 

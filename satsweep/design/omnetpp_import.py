@@ -10,8 +10,8 @@ The design then runs the configurations ``opp_runall`` would, as many times; onl
 differ (satsweep's streams instead of ``seed-set = ${runnumber}``).
 
 What the design cannot say is refused, in one line naming file, line and key: parallel
-iteration (``${x=...!y}``) and ``constraint =`` (they need explicit configurations), a variable
-inside an expression or used by another key, ranges that depend on other variables, and a
+iteration (``${x=...!y}``) and ``constraint =`` (they need explicit configurations), two
+variables in one value, a variable used by another key, ranges that depend on other variables, and a
 key that a higher-priority entry would shadow.
 """
 
@@ -90,6 +90,10 @@ class Variable:
     levels: list[Any]
     unit: str | None
     type: str
+    #: the key's value with ``${name}`` where the variable stood, when it is inside one
+    expression: str | None = None
+    #: false when the unit is written in the expression (``${m=1,2}s``): a label only
+    attach: bool = True
 
 
 @dataclass
@@ -378,19 +382,24 @@ def read_study(ini: Path, config: str) -> Study:
                     f"{e.where()}: ${{{use.name or use.value}}}: its values use other variables; "
                     "allowed: values that stand alone (a full factorial)"
                 )
+            if len(uses) > 1:
+                raise IniError(
+                    f"{e.where()}: = {e.value}: several variables in one value; allowed: one "
+                    "variable per key (a declared parameter fills one place)"
+                )
             prefix, suffix = e.value[: use.start].strip(), e.value[use.end :].strip()
             quoted = prefix == '"' and suffix == '"'
-            if len(uses) > 1 or not (
-                quoted or (not prefix and (not suffix or _UNIT.match(suffix)))
-            ):
-                raise IniError(
-                    f"{e.where()}: = {e.value}: a variable inside an expression; allowed: a key "
-                    'set to one variable alone (${x=...}, ${x=...}UNIT or "${x=...}")'
-                )
+            alone = quoted or (not prefix and (not suffix or _UNIT.match(suffix)))
             name = _factor_name(e, use.name, variables)
             texts = _levels(e, name, use.value)
             levels, unit, kind = _typed(e, name, texts, quoted)
-            if suffix and not quoted:
+            expression, attach = None, True
+            if not alone:  # e.g. truncnormal(${m=1.5s,2.5s}, 1s): the value goes in its place
+                expression = e.value[: use.start] + "${" + name + "}" + e.value[use.end :]
+                after = re.match(r"[A-Za-z]+", e.value[use.end :])
+                if unit is None and after and after.group() in OMNETPP_UNITS:
+                    unit, attach = after.group(), False  # ${m=1,2}s: the unit is written there
+            elif suffix and not quoted:
                 if unit is not None or kind not in ("int", "float"):
                     raise IniError(f"{e.where()}: ${{{name}}}{suffix}: a unit after quantities")
                 unit = suffix
@@ -410,7 +419,7 @@ def read_study(ini: Path, config: str) -> Study:
                     "variables of other keys"
                 )
             _check_not_shadowed(e, entries)
-            variables.append(Variable(name, e, levels, unit, kind))
+            variables.append(Variable(name, e, levels, unit, kind, expression, attach))
     defined = {v.name for v in variables}
     for e, name in references:
         if name in PREDEFINED or e.key in LABELS or first[e.key] is not e:
@@ -504,7 +513,14 @@ def design_text(study: Study, name: str, ini_from_design: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def declaration_text(study: Study, name: str, found: Sequence[str], trial_note: str) -> str:
+def declaration_text(
+    study: Study,
+    name: str,
+    found: Sequence[str],
+    trial_note: str,
+    libraries: Sequence[str] = (),
+    tables: Sequence[str] = (),
+) -> str:
     """The ``satsweep.yaml`` declaration of a study: its parameters, and the summary fields
     the trial run found (one active, the rest commented)."""
     lines = [
@@ -513,7 +529,7 @@ def declaration_text(study: Study, name: str, found: Sequence[str], trial_note: 
         f"name: {_quoted(name)}",
         'version: "1.0"',
         "ned: [.]",
-        "libraries: []",
+        f"libraries: [{', '.join(_quoted(lib) for lib in libraries)}]",
         "parameters:",
     ]
     for v in study.variables:
@@ -525,9 +541,13 @@ def declaration_text(study: Study, name: str, found: Sequence[str], trial_note: 
         ]
         if v.unit:
             lines.append(f"    unit: {v.unit}")
+        if not v.attach:
+            lines.append("    attach: false")
+        if v.expression is not None:
+            lines.append(f"    expression: {_quoted(v.expression)}")
         where = f"{v.entry.key} of the ini ({study.ini.name}:{v.entry.line})"
         lines.append(f"    help: {_quoted(where)}")
-    lines += ["summary:", f"  # {trial_note}", *found]
+    lines += ["summary:", f"  # {trial_note}", *found, *tables]
     return "\n".join(lines) + "\n"
 
 
@@ -541,7 +561,8 @@ def summary_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
     mean commented."""
     found: dict[tuple[bool, str], set[str]] = {}
     for kind, module, name in rows:
-        found.setdefault((kind != "scalar", name), set()).add(module)
+        if kind != "vector":
+            found.setdefault((kind != "scalar", name), set()).add(module)
     blocks: list[list[str]] = []
     used: set[str] = set()
     for (statistic, name), modules in sorted(found.items(), key=lambda item: item[0][0]):
@@ -582,6 +603,32 @@ def summary_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
     return active + [f"# {line}" for block in blocks for line in block]
 
 
+def table_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Commented declaration lines making each vector a trial run recorded a table of the
+    store (docs/omnetpp.md, "Vectors and statistics"), for the user to pick."""
+    found: dict[str, set[str]] = {}
+    for kind, module, name in rows:
+        if kind == "vector":
+            found.setdefault(name, set()).add(_module_pattern(module))
+    if not found:
+        return []
+    lines = ["# tables:   # the vectors it recorded, each as a table of the store (time, value)"]
+    used: set[str] = set()
+    for name, patterns in found.items():
+        table = re.sub(r"\W+", "_", name.split(":")[0]).strip("_").lower() or "vector"
+        if table[0].isdigit() or table in used or table in RESERVED_COLUMNS:
+            table = f"v{len(used)}_{table}"
+        used.add(table)
+        module = sorted(patterns)[0] if len(patterns) == 1 else "**"
+        lines += [
+            f"#   {table}:",
+            f"#     vector: {_quoted(name)}",
+            f"#     module: {_quoted(module)}   # {', '.join(sorted(patterns)[:3])}",
+            "#     bin: 1.0   # seconds: a row per bin, the mean of its samples; none: every sample",
+        ]
+    return lines
+
+
 def _study_name(config: str) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", config).strip("-._").lower()
     return name if re.match(STUDY_PATTERN, name) else "imported"
@@ -594,11 +641,13 @@ def import_config(
     study_name: str | None = None,
     force: bool = False,
     trial_time: str | None = "1s",
+    libraries: Sequence[Path] = (),
 ) -> tuple[Path, Path, str]:
     """Writes the design (``<out>/<study>.yaml``) and the declaration (``satsweep.yaml``
     beside the ini) of configuration ``config``; returns their paths and what the trial run
-    found. Nothing is written when the configuration cannot be imported or a file exists
-    (without ``force``)."""
+    found. ``libraries`` are the model's shared libraries as opp_run's ``-l`` takes them
+    (without ``lib`` and ``.so``): declared, and loaded by the trial run. Nothing is written
+    when the configuration cannot be imported or a file exists (without ``force``)."""
     if trial_time is not None and not re.fullmatch(
         r"(\d+\.?\d*|\.\d+)(s|ms|us|ns|min|h)", trial_time
     ):
@@ -617,8 +666,18 @@ def import_config(
     for path in (design_path, declaration_path):
         if path.exists() and not force:
             raise IniError(f"{path}: exists; allowed: --force to overwrite it")
-    rows, note = trial(ini, config, trial_time) if trial_time else ([], "no trial run")
-    declaration = declaration_text(study, name, summary_candidates(rows), note)
+    libraries = [Path(lib).absolute() for lib in libraries]
+    for lib in libraries:
+        if not lib.with_name(f"lib{lib.name}.so").is_file():
+            raise IniError(
+                f"-l {lib}: no lib{lib.name}.so there; allowed: a built shared library, named "
+                "as opp_run's -l takes it (without lib and .so)"
+            )
+    rows, note = trial(ini, config, trial_time, libraries) if trial_time else ([], "no trial run")
+    declared = [os.path.relpath(lib, ini.parent) for lib in libraries]
+    declaration = declaration_text(
+        study, name, summary_candidates(rows), note, declared, table_candidates(rows)
+    )
     try:
         Declaration.model_validate(yaml.safe_load(declaration))
     except ValidationError as e:

@@ -85,9 +85,20 @@ class OmnetppParameter(Parameter):
 
     set: str | None = None
     attach: bool = True
+    #: An NED expression the value is placed in, where it says ``${<name>}``, as in the ini
+    #: line it comes from: ``truncnormal(${serviceTimeMean}, 1s)``; default the value alone.
+    expression: str | None = None
 
     @model_validator(mode="after")
     def _attachable(self) -> OmnetppParameter:
+        if self.expression is not None:
+            own = "${" + self.name + "}"
+            others = set(re.findall(r"\$\{[^}]*\}", self.expression)) - {own}
+            if own not in self.expression or others:
+                raise ValueError(
+                    f"parameter '{self.name}': expression {shown(self.expression)} must use "
+                    f'{own}, and no other ${{...}}; allowed: e.g. "exponential({own})"'
+                )
         if self.unit is None or not self.attach:
             return self
         if self.type not in ("int", "float"):
@@ -223,7 +234,8 @@ class Declaration(BaseModel):
             name=self.name,
             version=self.version,
             parameters=[
-                Parameter(**p.model_dump(exclude={"set", "attach"})) for p in self.parameters
+                Parameter(**p.model_dump(exclude={"set", "attach", "expression"}))
+                for p in self.parameters
             ],
             summary=[
                 Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary
@@ -342,16 +354,22 @@ def installation() -> tuple[Path, Path]:
 
 def option_value(parameter: OmnetppParameter, value: object) -> str:
     """A value as an OMNeT++ ini expression: strings quoted, booleans true/false, numbers with
-    the parameter's unit attached (:class:`OmnetppParameter`)."""
+    the parameter's unit attached, placed in the parameter's ``expression`` if it has one
+    (:class:`OmnetppParameter`)."""
     if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)  # an NED string literal: double quotes, backslash escapes
-    if isinstance(value, float) and value.is_integer():
-        text = str(int(value))
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value)  # an NED string literal: double quotes, backslash escapes
     else:
-        text = repr(value) if isinstance(value, float) else str(value)
-    return text + (parameter.unit or "") if parameter.attach else text
+        if isinstance(value, float) and value.is_integer():
+            text = str(int(value))
+        else:
+            text = repr(value) if isinstance(value, float) else str(value)
+        if parameter.attach:
+            text += parameter.unit or ""
+    if parameter.expression is None:
+        return text
+    return parameter.expression.replace("${" + parameter.name + "}", text)
 
 
 def _typed(parameter: OmnetppParameter, text: str) -> object:
@@ -699,15 +717,16 @@ def _write_whole(path: Path, result: Mapping[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def run(
+def command_line(
     study: OmnetppStudy,
     given: Mapping[str, object],
     run_number: int,
-    out: Path,
+    result_dir: str,
     seeds: str = SEEDS[0],
-) -> int:
-    """Runs one simulation of the study, its random streams made from ``run_number`` as
-    ``seeds`` says (:data:`SEEDS`), and writes its result to ``out``; the exit code."""
+) -> list[str]:
+    """The opp_run command of one run (run from the ini's folder): the study's configuration
+    with the given parameters (declared defaults for the rest), its random streams made from
+    ``run_number`` as ``seeds`` says (:data:`SEEDS`), results in ``result_dir``."""
     omnetpp, inet = installation()
     declaration = study.declaration
     # every parameter with a value, defaults too: the declaration, not the ini, says them
@@ -724,28 +743,37 @@ def run(
         for table in declaration.tables.values()
         for vector in table.vectors
     ]
+    return [
+        str(omnetpp / "bin" / "opp_run"),
+        *("-u", "Cmdenv", "-c", study.config, "-r", "0"),
+        "-n",
+        os.pathsep.join(str(p) for p in study.ned_folders(inet)),
+        *(f"-l{lib}" for lib in study.libraries(inet)),
+        f"--result-dir={result_dir}",
+        "--output-scalar-file=${resultdir}/run.sca",
+        "--output-vector-file=${resultdir}/run.vec",
+        "--output-scalar-file-append=false",
+        *seed_options(seeds, run_number, omnetpp),
+        "--cmdenv-express-mode=true",
+        "--cmdenv-status-frequency=60s",
+        *options,
+        str(study.ini),
+    ]
+
+
+def run(
+    study: OmnetppStudy,
+    given: Mapping[str, object],
+    run_number: int,
+    out: Path,
+    seeds: str = SEEDS[0],
+) -> int:
+    """Runs one simulation of the study (:func:`command_line`) and writes its result to
+    ``out``; the exit code."""
+    omnetpp, _ = installation()
+    declaration = study.declaration
     with tempfile.TemporaryDirectory(prefix="satsweep-omnetpp-") as scratch:
-        command = [
-            str(omnetpp / "bin" / "opp_run"),
-            "-u",
-            "Cmdenv",
-            "-c",
-            study.config,
-            "-r",
-            "0",
-            "-n",
-            os.pathsep.join(str(p) for p in study.ned_folders(inet)),
-            *(f"-l{lib}" for lib in study.libraries(inet)),
-            f"--result-dir={scratch}",
-            "--output-scalar-file=${resultdir}/run.sca",
-            "--output-vector-file=${resultdir}/run.vec",
-            "--output-scalar-file-append=false",
-            *seed_options(seeds, run_number, omnetpp),
-            "--cmdenv-express-mode=true",
-            "--cmdenv-status-frequency=60s",
-            *options,
-            str(study.ini),
-        ]
+        command = command_line(study, given, run_number, scratch, seeds)
         proc = subprocess.run(command, cwd=study.base, capture_output=True, text=True)
         # Cmdenv reports errors on stdout and stderr alike ("<!> Error: ...")
         said = (proc.stdout + proc.stderr).strip().splitlines()
@@ -779,9 +807,12 @@ def run(
     return 0
 
 
-def trial(ini: Path, config: str, seconds: str) -> tuple[list[tuple[str, str, str]], str]:
-    """Runs run 0 of the configuration for ``seconds`` of simulated time and lists its scalars
-    and statistics as (type, module, name); with what happened, for the declaration."""
+def trial(
+    ini: Path, config: str, seconds: str, libraries: Sequence[Path] = ()
+) -> tuple[list[tuple[str, str, str]], str]:
+    """Runs run 0 of the configuration for ``seconds`` of simulated time, with INET and
+    ``libraries`` loaded, and lists its scalars and statistics as (type, module, name); with
+    what happened, for the declaration."""
     try:
         omnetpp, inet = installation()
     except OmnetppError:
@@ -793,6 +824,7 @@ def trial(ini: Path, config: str, seconds: str) -> tuple[list[tuple[str, str, st
             "-n",
             os.pathsep.join([str(ini.parent), str(inet / "src")]),
             f"-l{inet / 'src' / 'INET'}",
+            *(f"-l{lib}" for lib in libraries),
             f"--result-dir={scratch}",
             "--output-scalar-file=${resultdir}/run.sca",
             "--output-vector-file=${resultdir}/run.vec",
@@ -823,6 +855,13 @@ def trial(ini: Path, config: str, seconds: str) -> tuple[list[tuple[str, str, st
             for row in csv.DictReader(io.StringIO(export.stdout))
             if row.get("type") in ("scalar", "statistic", "histogram")
         ]
+        vec = Path(scratch) / "run.vec"
+        if vec.is_file():  # its declarations: "vector <id> <module> <name> [ETV]"
+            with vec.open(encoding="utf-8", errors="replace") as lines:
+                for line in lines:
+                    words = shlex.split(line) if line.startswith("vector ") else []
+                    if len(words) >= 4:
+                        rows.append(("vector", words[2], words[3]))
     return rows, f"what run 0 recorded in a {seconds} trial run (uncomment the fields you want)"
 
 
@@ -839,6 +878,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run", type=int)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--seeds", choices=SEEDS, default=SEEDS[0])
+    parser.add_argument(
+        "--print-command",
+        action="store_true",
+        help="print the run's opp_run command (to run from the ini's folder, results in "
+        "./results) instead of running it",
+    )
     known, rest = parser.parse_known_args(argv)
     try:
         study = OmnetppStudy(known.ini, known.config)
@@ -847,7 +892,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if known.describe:
         print(study.declaration.description().model_dump_json(exclude_none=True))
         return 0
-    if known.run is None or known.out is None or not 0 < known.run < 2**63:
+    if known.run is None or not 0 < known.run < 2**63:
+        return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")
+    if known.out is None and not known.print_command:
         return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")
     declared = {p.name: p for p in study.declaration.parameters}
     given: dict[str, object] = {}
@@ -867,6 +914,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _usage(f"--{name}: {problem}")
         given[name] = value
     try:
+        if known.print_command:
+            print(shlex.join(command_line(study, given, known.run, "results", known.seeds)))
+            return 0
         return run(study, given, known.run, known.out, known.seeds)
     except OmnetppError as e:
         print(f"{COMMAND}: {e}", file=sys.stderr)
