@@ -80,5 +80,9 @@ if [ "$with_omnetpp" -eq 1 ]; then
   omnetpp/build.sh .venv/omnetpp.env
   # The goyal98 model on that engine (incremental; omnetpp/goyal98/README.md).
   omnetpp/goyal98/build.sh .venv/omnetpp.env
+  # satsweep's generator class for `omnetpp_seeds: run`, built once per OMNeT++ into the cache
+  # (docs/omnetpp.md, "Random streams"), so that no run has to build it.
+  log "OMNeT++ generator: $(.venv/bin/python -c 'from satsweep.engine import omnetpp as o
+print(o.rng_library(o.installation()[0]))')"
 fi
 log "done: .venv/bin/satsweep, programs in .venv/libexec/satsweep: $(ls .venv/libexec/satsweep)"

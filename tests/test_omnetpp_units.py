@@ -103,6 +103,23 @@ def test_a_unit_cannot_be_attached_to_a_string(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("expression", ["exponential(1s)", "uniform(${m}, ${other})"])
+def test_an_expression_must_place_its_own_value_and_nothing_else(tmp_path, expression):
+    ini = study(tmp_path, [{"name": "m", "type": "float", "unit": "s", "expression": expression}])
+    proc = describe(ini)
+    assert proc.returncode == USAGE_ERROR and proc.stdout == ""
+    said = proc.stderr.strip()
+    assert len(said.splitlines()) == 1
+    assert f"parameters.0: parameter 'm': expression '{expression}' must use ${{m}}" in said
+
+
+def test_an_expression_places_the_value_with_its_unit():
+    mean = OmnetppParameter(name="m", type="float", unit="s", expression="exponential(${m})")
+    assert option_value(mean, 0.2) == "exponential(0.2s)"
+    label = OmnetppParameter(name="k", type="int", expression="${k}s + ${k}s", attach=False)
+    assert option_value(label, 2) == "2s + 2s"
+
+
 def test_attach_false_keeps_a_unit_a_label_in_the_description(tmp_path):
     ini = study(
         tmp_path, [{"name": "q", "type": "int", "default": 5, "unit": "packets", "attach": False}]

@@ -284,14 +284,19 @@ class Program:
                 result = json.loads(target.read_text(), parse_constant=_NotJson)
             except (OSError, ValueError) as e:
                 raise SimulationError(f"{self.name} wrote no readable result: {e}", 0) from e
-        problem = self.check_result(result)
+        problem = self.check_result(result, run)
         if problem:
             raise SimulationError(f"result does not follow the contract: {problem}", 0)
+        # the echo of run is the key's own, and a parameter left out of the echo took the
+        # value it was given, else its declared default (docs/engine-contract.md)
+        result["params"].pop("run", None)
+        for p in self.description.parameters:
+            result["params"].setdefault(p.name, params.get(p.name, p.default))
         return result
 
-    def check_result(self, result: object) -> str | None:
+    def check_result(self, result: object, run: int | str | None = None) -> str | None:
         """None when ``result`` has the shape and types ``--describe`` promised, else what
-        is wrong first."""
+        is wrong first. ``params`` may echo ``run``, which must then be ``run``."""
         d = self.description
         if not isinstance(result, dict):
             return "not a JSON object"
@@ -300,6 +305,11 @@ class Program:
             values = result.get(part)
             if not isinstance(values, dict):
                 return f"'{part}' is not an object"
+            if part == "params" and "run" in values:
+                values = dict(values)
+                echoed = values.pop("run")
+                if run is not None and (isinstance(echoed, bool) or str(echoed) != str(run)):
+                    return f"params: 'run' = {_brief(echoed)} is not the run given ({run})"
             if problem := _check_row(part, values, {f.name: f.type for f in fields}):
                 return problem
         missing = [f.name for f in d.summary if f.name not in result["summary"]]

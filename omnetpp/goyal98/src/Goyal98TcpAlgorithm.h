@@ -186,7 +186,20 @@ class Goyal98TcpAlgorithm : public Base
     void receivedDuplicateAck() override
     {
         inDupAck_ = true;
+        // INET 4.5's other path to the empty chunk: a fast retransmit after a timeout
+        // (retransmitOneSegment() from snd_una) goes through the same sendSegment(), which
+        // skips SACKed and retransmitted data, and fails when that is all the data there is.
+        // The duplicate ACKs say snd_una is missing: resend it as INET does without a timeout,
+        // then go on after the timeout as before. Every other case runs INET's code as it is.
+        auto *state = this->state;
+        const bool skipsToTheEnd = state->sack_enabled && state->afterRto && inet::tcp::seqLess(state->snd_una, state->snd_max)
+                && TcpConnectionAccess::sendQueueOf(this->conn)->getBytesAvailable(state->snd_una
+                        + this->conn->rexmitQueue->checkRexmitQueueForSackedOrRexmittedSegments(state->snd_una)) == 0;
+        if (skipsToTheEnd)
+            state->afterRto = false;
         Base::receivedDuplicateAck();
+        if (skipsToTheEnd)
+            state->afterRto = true;
         inDupAck_ = false;
     }
 
