@@ -65,3 +65,59 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
     return found
+
+
+def _module_imports(path: Path, package: str) -> set[str]:
+    """The modules of ``package`` (``satsweep.engine``) a module imports, anywhere in it (in
+    functions too) but under ``if TYPE_CHECKING:``, which never runs."""
+    tree = ast.parse(path.read_text())
+    skipped = {
+        id(child)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If)
+        and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for statement in node.body
+        for child in ast.walk(statement)
+    }
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found.update(
+            n.split(".")[2]
+            for n in names
+            if n.startswith(f"{package}.")
+            and len(n.split(".")) > 2
+            and (PACKAGE / package.split(".")[1] / f"{n.split('.')[2]}.py").is_file()
+        )
+    found.discard(path.stem)
+    return found
+
+
+def test_no_room_has_a_circular_import_inside_it():
+    """Inside a room, its modules import one another without a cycle (a cycle works only by
+    the order in which they happen to be imported)."""
+    cycles = []
+    for room in LAYERS:
+        modules = {m.stem: m for m in (PACKAGE / room).glob("*.py") if m.stem != "__init__"}
+        graph = {
+            name: _module_imports(m, f"satsweep.{room}") & set(modules)
+            for name, m in modules.items()
+        }
+
+        def reaches(start: str, target: str, seen: set[str]) -> bool:
+            for nxt in graph[start]:
+                if nxt == target or (nxt not in seen and reaches(nxt, target, seen | {nxt})):
+                    return True
+            return False
+
+        cycles += [
+            f"satsweep/{room}/{name}.py" for name in sorted(graph) if reaches(name, name, {name})
+        ]
+    assert not cycles, "modules in an import cycle: " + ", ".join(cycles)

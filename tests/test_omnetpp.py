@@ -16,7 +16,7 @@ import pytest
 
 from satsweep.design import DesignError, load_design
 from satsweep.engine import USAGE_ERROR, Program
-from satsweep.engine.omnetpp import installation
+from satsweep.engine.omnetpp import OmnetppAdapter, installation
 from tests.conftest import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "omnetpp-dumbbell"
@@ -34,7 +34,7 @@ def _omnetpp_installed() -> None:
 
 @pytest.fixture(scope="module")
 def dumbbell() -> Program:
-    return Program.omnetpp(INI, "Bulk")
+    return OmnetppAdapter.study(INI, "Bulk")
 
 
 def adapter(program: Program, *flags: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -107,7 +107,7 @@ def test_a_failed_run_reports_what_omnetpp_said(tmp_path):
     shutil.copytree(EXAMPLE, study)
     ini = study / "omnetpp.ini"
     ini.write_text(ini.read_text().replace('"TcpSessionApp"', '"NoSuchApp"'))
-    program = Program.omnetpp(ini, "Bulk")
+    program = OmnetppAdapter.study(ini, "Bulk")
     proc = adapter(program, "--run=1", f"--out={tmp_path / 'r.json'}")
     assert proc.returncode not in (0, USAGE_ERROR)
     assert "NoSuchApp" in proc.stderr
@@ -148,7 +148,7 @@ def test_ini_is_only_for_omnetpp(tmp_path):
     path.write_text(
         f"study: s\nprogram: satnet\nini: {INI}\nfactors: {{clients: [1]}}\nreplications: 1\n"
     )
-    with pytest.raises(DesignError, match="ini: and config: are for program: omnetpp only"):
+    with pytest.raises(DesignError, match="ini: for program: omnetpp only"):
         load_design(path)
 
 
@@ -177,7 +177,7 @@ def test_a_study_runs_into_parquet_and_is_analysed(tmp_path):
     ).fetchall()
     assert len(rows) == 8
     assert {r[5] for r in rows} == {"dumbbell"}
-    assert {r[6] for r in rows} == {Program.omnetpp(INI, "Bulk").sha256}
+    assert {r[6] for r in rows} == {OmnetppAdapter.study(INI, "Bulk").sha256}
     # a queue of 10 packets drops more than one of 100, for each algorithm
     for algorithm in ("TcpReno", "TcpNewReno"):
         small = [r[4] for r in rows if r[0] == algorithm and r[1] == 10]

@@ -14,7 +14,7 @@ from scipy.stats import t
 
 from satsweep.design import load_design
 from satsweep.engine import Program
-from satsweep.engine.omnetpp import installation
+from satsweep.engine.omnetpp import OmnetppAdapter, installation
 from tests.conftest import REPO
 
 INI = REPO / "omnetpp" / "goyal98" / "omnetpp.ini"
@@ -35,7 +35,7 @@ def goyal98() -> Program:
         installation()
     except ValueError as e:
         pytest.fail(f"these tests need OMNeT++: {e}")
-    return Program.omnetpp(INI, "Goyal98")
+    return OmnetppAdapter.study(INI, "Goyal98")
 
 
 def test_parameters_and_summary_are_satnets(goyal98, satnet):
@@ -188,7 +188,7 @@ def test_a_fast_retransmit_after_a_timeout_with_sack_runs_past_inet_s_empty_chun
     """The run that met INET 4.5's empty chunk under `omnetpp_seeds: run` (SACK, SD,
     replication 1 of the tiny design; omnetpp/README.md, "An INET defect, mended"): a fast
     retransmit after a timeout, with all later data SACKed or resent, now resends snd_una."""
-    program = Program.omnetpp(INI, "Goyal98", seeds="run")
+    program = OmnetppAdapter.study(INI, "Goyal98", "run")
     params = {"flavor": "sack", "drop": "sd", "clients": 4, "simTime": 12, "bufferCells": 60}
     summary = program.run(params, 4456759086782185473)["summary"]
     assert summary["timeouts"] > 0 and 0 < summary["efficiency"] < 1

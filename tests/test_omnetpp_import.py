@@ -18,8 +18,8 @@ import yaml
 
 from satsweep.cli import main as satsweep_main
 from satsweep.design import load_design
-from satsweep.engine import Program
 from satsweep.engine.omnetpp import (
+    OmnetppAdapter,
     Declaration,
     OmnetppError,
     OmnetppStudy,
@@ -217,7 +217,8 @@ def test_import_writes_a_design_and_a_declaration_that_load(tmp_path):
     assert option_value(by_name["peer"], "beta") == '"beta"'
     design = load_design(design_path)
     assert design.factors == {"rate": [1, 10, 100], "delay": [1, 2, 3], "peer": ["alpha", "beta"]}
-    assert design.replications == 2 and design.program == "omnetpp" and design.config == "Study"
+    assert design.replications == 2 and design.program == "omnetpp"
+    assert design.adapter_options["config"] == "Study"
 
 
 def test_every_listed_summary_field_loads_once_uncommented(tmp_path):
@@ -388,7 +389,7 @@ def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_pat
     assert "#     statistic: " in said and "#     field: mean" in said
     declared = OmnetppStudy(ini, "Bulk").declaration
     assert [p.name for p in declared.parameters] == ["queue"] and len(declared.summary) == 1
-    program = Program.omnetpp(ini, "Bulk")  # the adapter runs the imported declaration
+    program = OmnetppAdapter.study(ini, "Bulk")  # the adapter runs the imported declaration
     out = tmp_path / "r.json"
     proc = subprocess.run(
         [str(program.path), *program.args, "--queue=10", "--run=1", f"--out={out}"],

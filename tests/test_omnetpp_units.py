@@ -246,7 +246,8 @@ def dumbbell_design(tmp_path: Path, replications: int, **more: object) -> Path:
 def test_a_million_runs_get_distinct_generator_states(tmp_path):
     design = load_design(dumbbell_design(tmp_path, 1000), max_runs=None)
     assert design.n_runs == 10**6
-    assert design.omnetpp_seeds is None and design.resolved()["omnetpp_seeds"] == "run"
+    assert "omnetpp_seeds" not in design.adapter_options
+    assert design.resolved()["omnetpp_seeds"] == design.stream_option("omnetpp_seeds") == "run"
     assert design.executable.stream is None and "--seeds=run" in design.executable.args
     # words 1 and 2 of every generator's state are a bijection of the run number
     keys = {adapter._mix(run.run) for run in design.runs()}
@@ -308,12 +309,12 @@ def test_an_old_store_keeps_its_hashed_seed_sets(tmp_path):
     del recorded["design"]["omnetpp_seeds"]
     store.design_file.write_text(json.dumps(recorded))
     bound = Store.of(design, results).bind(load_design(dumbbell_design(tmp_path, 2), None))
-    assert bound.omnetpp_seeds == "seed-set"
+    assert bound.adapter_options["omnetpp_seeds"] == "seed-set"
     assert (
         "--seeds=seed-set" in bound.executable.args and "--seeds=run" not in bound.executable.args
     )
     assert bound.executable.stream is seed_set
-    assert Store.of(design, results).design().omnetpp_seeds == "seed-set"
+    assert Store.of(design, results).design().stream_option("omnetpp_seeds") == "seed-set"
     # the same seed set for the same run number as before
     number = next(bound.runs()).run
     digest = hashlib.sha256(f"satsweep-omnetpp:{number}".encode()).digest()

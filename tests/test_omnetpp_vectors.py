@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from satsweep.design import load_design
-from satsweep.engine import USAGE_ERROR, Program
+from satsweep.engine import USAGE_ERROR
 from satsweep.engine.omnetpp import (
+    OmnetppAdapter,
     COMMAND,
     Declaration,
     installation,
@@ -370,7 +371,7 @@ def test_the_report_draws_the_trace_of_a_vector_table(store: Path) -> None:
 
 def test_a_bad_table_vector_fails_the_run_naming_it(tmp_path: Path) -> None:
     ini = study_with(tmp_path, '\ntables:\n  nope: {vector: "noSuch:vector"}\n')
-    program = Program.omnetpp(ini, "Bulk")
+    program = OmnetppAdapter.study(ini, "Bulk")
     out = tmp_path / "r.json"
     proc = subprocess.run(
         [str(program.path), *program.args, "--run=1", f"--out={out}"],

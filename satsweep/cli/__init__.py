@@ -84,7 +84,11 @@ def _simulate(args: argparse.Namespace) -> int:
         _error("simulate", "flags take the form --name=value")
         return 2
     try:
-        program = Program.find(args.program, Path.cwd(), args.ini, args.config)
+        options = dict(option.split("=", 1) for option in args.option if "=" in option)
+        if len(options) != len(args.option):
+            _error("simulate", "--option takes the form KEY=VALUE, e.g. --option ini=omnetpp.ini")
+            return 2
+        program = Program.find(args.program, Path.cwd(), options)
     except (ProgramError, OSError) as e:
         _error("simulate", f"program: {e}")
         return 2
@@ -1071,11 +1075,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument(
         "program",
-        help="a program built by this project (e.g. satnet), a path to one, or omnetpp (with "
-        "--ini and --config)",
+        help="a program built by this project (e.g. satnet), a path to one, or an engine's "
+        "adapter (e.g. omnetpp, with --option ini=FILE --option config=NAME)",
     )
-    simulate.add_argument("--ini", help="with omnetpp: the study's ini file (docs/omnetpp.md)")
-    simulate.add_argument("--config", help="with omnetpp: a configuration of the ini file")
+    simulate.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a design option of the engine's adapter, as a design gives it (repeatable; "
+        "docs/omnetpp.md)",
+    )
     simulate.add_argument("--json", action="store_true", help="print the whole JSON result")
     simulate.set_defaults(func=_simulate)
     _add_analyze(commands)

@@ -59,6 +59,7 @@ from pydantic import (
 )
 
 from satsweep.engine import Description, Parameter, Program, ProgramError, flags, value_text
+from satsweep.engine.adapters import adapters, option_owners
 from satsweep.theory import THEORIES
 
 __all__ = [
@@ -190,9 +191,9 @@ class Design(BaseModel):
     study: str = Field(pattern=STUDY_PATTERN, max_length=100)
     description: str = ""
     program: str = Field(min_length=1)
-    # program: omnetpp: the ini file (relative to the design file) and its configuration
-    ini: str | None = Field(default=None, min_length=1)
-    config: str | None = Field(default=None, min_length=1)
+    # an adapter's design keys (satsweep.engine.adapters), as the file gives them: the
+    # adapter validates them; design.json records them as keys of their own
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
     factors: dict[str, list[Level]] = Field(min_length=1)
     fixed: dict[str, Level] = Field(default_factory=dict)
     replications: int = Field(ge=1, le=MAX_REPLICATIONS)
@@ -205,13 +206,23 @@ class Design(BaseModel):
     base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
     # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
     streams: Literal[1, 2] = 2
-    # program: omnetpp: how a run number makes OMNeT++'s random streams (omnetpp.SEEDS); None
-    # is "run" (each run its own streams), a store made before records none: "seed-set"
-    omnetpp_seeds: Literal["run", "seed-set"] | None = None
     resources: Resources = Field(default_factory=Resources)
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     _executable: Program | None = PrivateAttr(default=None)
     _source: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _adapter_keys(cls, data: Any) -> Any:
+        """The keys of the design's adapter (``program:``) are its options, which it checks."""
+        if isinstance(data, dict) and "adapter_options" in data:
+            raise ValueError("adapter_options: not a field of a design")
+        adapter = adapters().get(data.get("program")) if isinstance(data, dict) else None
+        if adapter is None:
+            return data
+        keys = adapter.options.model_fields
+        given = {k: v for k, v in data.items() if k in keys}
+        return {k: v for k, v in data.items() if k not in keys} | {"adapter_options": given}
 
     @model_validator(mode="before")
     @classmethod
@@ -362,15 +373,28 @@ class Design(BaseModel):
 
     def resolved(self) -> dict[str, Any]:
         """The design as the store records it: every field, defaults filled in (the program as
-        the file names it; the store records its path and hash beside it). ``ini`` and
-        ``config`` appear only when set, so designs of other programs hash as they always did."""
-        resolved = self.model_dump(mode="json")
-        for key in ("ini", "config", "omnetpp_seeds"):
-            if resolved[key] is None:
-                del resolved[key]
-        if self.program == "omnetpp":  # said always: a store of before recorded none
-            resolved["omnetpp_seeds"] = self.omnetpp_seeds or "run"
+        the file names it; the store records its path and hash beside it), and an adapter's
+        options as keys of their own, as the adapter records them: designs of other programs
+        hash as they always did."""
+        resolved = self.model_dump(mode="json", exclude={"adapter_options"})
+        adapter = adapters().get(self.program)
+        if adapter is not None:
+            resolved |= adapter.recorded(adapter.options.model_validate(self.adapter_options))
         return resolved
+
+    def stream_option(self, key: str) -> Any:
+        """The value of the adapter's stream option ``key`` (given, else its default)."""
+        adapter = adapters()[self.program]
+        given = self.adapter_options.get(key)
+        return adapter.stream_options[key][0] if given is None else given
+
+    def with_options(self, **options: Any) -> Design:
+        """The same design with these adapter options, and its program made again with them."""
+        bound = self.model_copy(update={"adapter_options": {**self.adapter_options, **options}})
+        bound._source = self._source
+        base = self._source.parent if self._source is not None else Path.cwd()
+        bound._executable = Program.find(self.program, base, bound.adapter_options)
+        return bound
 
     def sha256(self) -> str:
         """The hash of :meth:`resolved` as canonical JSON: the same design file gives the same
@@ -567,19 +591,14 @@ _FIELD_HELP = {
     "study": "a name of letters, digits, '.', '_', '-' (it names results/<study>/)",
     "description": "text",
     "program": "a program built by this project (e.g. satnet), a path to an executable "
-    "honouring the engine contract, relative to the sweep file, or omnetpp (with ini and "
-    "config)",
-    "ini": "with program: omnetpp, the study's OMNeT++ ini file, relative to the sweep file "
-    "(docs/omnetpp.md)",
-    "config": "with program: omnetpp, a configuration of the ini file (default General)",
+    "honouring the engine contract, relative to the sweep file, or an engine's adapter "
+    "(omnetpp, with ini and config; docs/engine-contract.md)",
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "fixed": "a mapping of parameter -> one value",
     "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "
     "{response, halfwidth | relative}, over: effects | configurations}} (min >= 2)",
     "base_seed": f"an integer from 1 to {MAX_RNG}",
     "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
-    "omnetpp_seeds": "with program: omnetpp, run (the default: each run its own random "
-    "streams) or seed-set (stores made before run existed; docs/omnetpp.md)",
     "resources": "a mapping with mem_mb (an integer >= 1) and timeout_s (seconds > 0, each "
     "run's time limit)",
     "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
@@ -859,18 +878,16 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         )
     program = None
     if isinstance(raw.get("program"), str) and raw["program"]:
+        adapter = adapters().get(raw["program"])
+        own = adapter.options.model_fields if adapter is not None else {}
+        owners = option_owners()  # another engine's key: say whose it is
+        problems += [
+            (k, f"for program: {owners[k]} only") for k in raw if k in owners and k not in own
+        ]
         try:
-            program = Program.find(
-                raw["program"],
-                path.absolute().parent,
-                **{k: raw[k] for k in ("ini", "config") if isinstance(raw.get(k), str)},
-            )
-            if raw["program"] == "omnetpp" and raw.get("omnetpp_seeds") in ("run", "seed-set"):
-                program = program.with_seeds(raw["omnetpp_seeds"])
-            elif raw["program"] != "omnetpp" and "omnetpp_seeds" in raw:
-                problems.append(("omnetpp_seeds", "for program: omnetpp only"))
+            program = Program.find(raw["program"], path.absolute().parent, raw)
         except ProgramError as e:
-            problems.append(("program", str(e)))
+            problems.append((e.field, str(e)))
         except OSError as e:
             problems.append(("program", f"cannot read '{raw['program']}': {e.strerror or e}"))
     if program is not None:
@@ -879,7 +896,8 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     try:
         design = Design.model_validate(raw)
     except ValidationError as e:
-        problems += map(_describe, e.errors())
+        said = {field for field, _ in problems}  # another engine's key, said once
+        problems += [p for p in map(_describe, e.errors()) if p[0] not in said]
     if design is not None and program is not None:
         design._executable = program
         design._source = path.absolute()

@@ -31,6 +31,7 @@ import re
 import shlex
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -42,9 +43,24 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from satsweep.engine.description import Column, Description, Parameter, shown
-from satsweep.engine.program import STDERR_TAIL_LINES, USAGE_ERROR, file_sha256
+from satsweep.engine.adapters import Adapter
+from satsweep.engine.program import (
+    STDERR_TAIL_LINES,
+    USAGE_ERROR,
+    Program,
+    ProgramError,
+    file_sha256,
+)
 
-__all__ = ["DECLARATION", "ENGINE", "Declaration", "OmnetppStudy", "main", "trial"]
+__all__ = [
+    "DECLARATION",
+    "ENGINE",
+    "Declaration",
+    "OmnetppAdapter",
+    "OmnetppStudy",
+    "main",
+    "trial",
+]
 
 #: The name a design gives as ``program:`` for an OMNeT++ study.
 ENGINE = "omnetpp"
@@ -704,6 +720,68 @@ def seed_options(seeds: str, run_number: int, omnetpp: Path) -> list[str]:
         f"--rng-class={RNG_CLASS}",
         f"--satsweep-run={run_number}",
     ]
+
+
+class OmnetppOptions(BaseModel):
+    """The design keys of ``program: omnetpp``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ini: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the study's OMNeT++ ini file, relative to the sweep file (docs/omnetpp.md)",
+    )
+    config: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a configuration of the ini file (default General)",
+    )
+    omnetpp_seeds: Literal["run", "seed-set"] | None = Field(
+        default=None,
+        description="run (the default: each run its own random streams) or seed-set (stores "
+        "made before run existed; docs/omnetpp.md)",
+    )
+
+
+class OmnetppAdapter(Adapter):
+    """An OMNeT++ study (an ini file, one of its configurations and the declaration beside
+    it) under the contract, through the command ``satsweep-omnetpp``; registered in
+    pyproject.toml's ``satsweep.adapters`` entry points like any other adapter."""
+
+    name = ENGINE
+    options = OmnetppOptions
+    # how a run number makes OMNeT++'s random streams (SEEDS): run for a new design, and
+    # seed-set for a store recorded before omnetpp_seeds existed
+    stream_options = {"omnetpp_seeds": ("run", "seed-set")}
+
+    def program(self, options: BaseModel, base: Path) -> Program:
+        """The adapter's command for the study; its identity hashes the ini, the declaration,
+        the libraries and the NED files (:meth:`OmnetppStudy.sha256`)."""
+        assert isinstance(options, OmnetppOptions)
+        if options.ini is None:
+            raise ProgramError(
+                f"'{ENGINE}' needs ini: (an OMNeT++ ini file, relative to the sweep file) and "
+                "config: (one of its configurations)"
+            )
+        try:
+            study = OmnetppStudy(base / options.ini, options.config or "General")
+        except OmnetppError as e:
+            raise ProgramError(str(e)) from None
+        command = Path(sysconfig.get_path("scripts")) / COMMAND
+        if not command.is_file():
+            raise ProgramError(f"{command}: the OMNeT++ adapter is missing; ./setup.sh installs it")
+        seeds = options.omnetpp_seeds or SEEDS[0]
+        args = (f"--ini={study.ini}", f"--config={study.config}", f"--seeds={seeds}")
+        # seed sets are fewer than run numbers: a design checks its runs' for clashes
+        stream = seed_set if seeds == "seed-set" else None
+        return Program.adapted(command, study.sha256, args, stream)
+
+    @classmethod
+    def study(cls, ini: Path, config: str, seeds: str = SEEDS[0]) -> Program:
+        """The program of ``ini``'s configuration ``config`` with ``seeds`` (:data:`SEEDS`)."""
+        options = OmnetppOptions(ini=str(Path(ini).absolute()), config=config, omnetpp_seeds=seeds)
+        return cls().program(options, Path.cwd())
 
 
 def _usage(message: str) -> int:

@@ -12,11 +12,9 @@ import os
 import signal
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
-import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,6 +22,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from satsweep.engine.adapters import adapters
 from satsweep.engine.description import Description, conforms, flags, shown
 
 __all__ = [
@@ -47,7 +46,12 @@ INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 class ProgramError(ValueError):
-    """A program that cannot be found, or whose ``--describe`` breaks the contract."""
+    """A program that cannot be found, or whose ``--describe`` breaks the contract; ``field``
+    is the design key it concerns (``program``, or an adapter's option)."""
+
+    def __init__(self, message: str, field: str = "program"):
+        super().__init__(message)
+        self.field = field
 
 
 class SimulationError(RuntimeError):
@@ -166,55 +170,38 @@ class Program:
         return cls(path, sha256, _description(path, sha256))
 
     @classmethod
-    def omnetpp(cls, ini: Path, config: str, seeds: str = "run") -> Program:
-        """An OMNeT++ study (an ini file and one of its configurations) under the contract,
-        through the adapter ``satsweep-omnetpp`` (:mod:`satsweep.engine.omnetpp`); its hash
-        covers the ini, the declaration, the libraries and the NED files. ``seeds`` says how
-        a run number makes OMNeT++'s random streams (:data:`~satsweep.engine.omnetpp.SEEDS`)."""
-        from satsweep.engine.omnetpp import COMMAND, OmnetppError, OmnetppStudy
-
-        try:
-            study = OmnetppStudy(ini, config)
-        except OmnetppError as e:
-            raise ProgramError(str(e)) from None
-        adapter = Path(sysconfig.get_path("scripts")) / COMMAND
-        if not adapter.is_file():
-            raise ProgramError(f"{adapter}: the OMNeT++ adapter is missing; ./setup.sh installs it")
-        args = (f"--ini={study.ini}", f"--config={study.config}")
-        description = _description(adapter, study.sha256, args)
-        return cls(adapter, study.sha256, description, args).with_seeds(seeds)
-
-    def with_seeds(self, seeds: str) -> Program:
-        """This OMNeT++ study with its random streams made as ``seeds`` says: ``run`` (each run
-        number its own streams, by construction) or ``seed-set`` (hashed into 31 bits: fewer
-        streams than run numbers, which a design checks, :attr:`stream`)."""
-        from satsweep.engine.omnetpp import SEEDS, seed_set
-
-        if seeds not in SEEDS:
-            raise ProgramError(f"omnetpp_seeds: {shown(seeds)}; allowed: {', '.join(SEEDS)}")
-        args = (*(a for a in self.args if not a.startswith("--seeds=")), f"--seeds={seeds}")
-        stream = seed_set if seeds == "seed-set" else None
-        return dataclasses.replace(self, args=args, stream=stream)
+    def adapted(
+        cls,
+        path: Path,
+        identity: str,
+        args: tuple[str, ...],
+        stream: Callable[[int], int] | None = None,
+    ) -> Program:
+        """A program an adapter makes (:mod:`satsweep.engine.adapters`): the command ``path``
+        called with ``args`` (its study), whose results depend on what ``identity`` hashes
+        (its ``--describe`` is cached by it)."""
+        return cls(path, identity, _description(path, identity, args), args, stream)
 
     @classmethod
-    def find(
-        cls, spec: str, base: Path, ini: str | None = None, config: str | None = None
-    ) -> Program:
-        """The program a design names: a path (it has a ``/``; relative to ``base``, the
-        design file's directory), the name of a program built by this project
-        (:func:`program_dirs`), or ``omnetpp`` with an ``ini`` file (relative to ``base``) and
-        its ``config``. Raises ProgramError saying what is allowed."""
-        from satsweep.engine.omnetpp import ENGINE
-
-        if spec == ENGINE:
-            if ini is None:
+    def find(cls, spec: str, base: Path, options: Mapping[str, object] | None = None) -> Program:
+        """The program a design names: an adapter's name (:func:`~satsweep.engine.adapters.
+        adapters`; its options are taken from ``options``, e.g. the design's keys, and paths in
+        them are relative to ``base``), a path (it has a ``/``; relative to ``base``, the design
+        file's directory), or the name of a program built by this project
+        (:func:`program_dirs`). Raises ProgramError saying what is allowed."""
+        adapter = adapters().get(spec)
+        if adapter is not None:
+            given = {k: v for k, v in (options or {}).items() if k in adapter.options.model_fields}
+            try:
+                validated = adapter.options.model_validate(given)
+            except ValidationError as e:
+                first = e.errors()[0]
+                key = ".".join(str(part) for part in first["loc"])
+                said = first["msg"].removeprefix("Value error, ")
                 raise ProgramError(
-                    f"'{ENGINE}' needs ini: (an OMNeT++ ini file, relative to the sweep file) "
-                    "and config: (one of its configurations)"
-                )
-            return cls.omnetpp(base / ini, config or "General")
-        if ini is not None or config is not None:
-            raise ProgramError(f"ini: and config: are for program: {ENGINE} only")
+                    f"{said}; allowed: {adapter.help().get(key, 'see its documentation')}", key
+                ) from None
+            return adapter.program(validated, base)
         if "/" in spec:
             path = (base / spec).absolute()
             if not path.is_file():

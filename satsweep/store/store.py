@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Configuration, Design, DesignError, Run, rng_run
 from satsweep.engine import Description, Program, file_sha256, value_text
+from satsweep.engine.adapters import adapters
 from satsweep.store.files import write_json, write_parquet
 from satsweep.store.rows import run_rows, run_schema, table_schema
 
@@ -233,12 +234,15 @@ class Store:
         return recorded.get("design", {}).get("streams", 1)
 
     @staticmethod
-    def _seeds(recorded: dict[str, Any] | None) -> str | None:
-        """How the OMNeT++ runs of a recorded design got their random streams
-        (``omnetpp_seeds``): seed-set for a store recorded before it existed, None for no
-        design or another program."""
+    def _stream_options(recorded: dict[str, Any] | None) -> dict[str, Any]:
+        """The stream options of the adapter of a recorded design (``omnetpp_seeds``: how the
+        runs got their random streams), each as recorded, else its value for a store recorded
+        before it existed; none for no design or a program without an adapter."""
         made = (recorded or {}).get("design", {})
-        return made.get("omnetpp_seeds", "seed-set") if made.get("program") == "omnetpp" else None
+        adapter = adapters().get(made.get("program"))
+        if adapter is None:
+            return {}
+        return {k: made.get(k, before) for k, (_, before) in adapter.stream_options.items()}
 
     def bind(self, design: Design) -> Design:
         """``design`` as this store's runs need it: a design file that does not set
@@ -252,14 +256,15 @@ class Store:
             made = self._made_with(sample)
             if made is not None:  # design.json is gone: the runs say how they were made
                 recorded = {"design": made}
-        seeds = self._seeds(recorded)
-        if (
-            seeds is not None
-            and seeds != (design.omnetpp_seeds or "run")
-            and "omnetpp_seeds" not in design.model_fields_set
-        ):  # an OMNeT++ store keeps its runs' random streams
-            bound = design.model_copy(update={"omnetpp_seeds": seeds})
-            bound._executable = design.executable.with_seeds(seeds)
+        keep = {
+            key: stored
+            for key, stored in self._stream_options(recorded).items()
+            if design.program == recorded["design"].get("program")
+            and key not in design.adapter_options
+            and stored != design.stream_option(key)
+        }
+        if keep:  # the store's runs keep their random streams
+            bound = design.with_options(**keep)
             clash = bound.stream_clash()
             if clash is not None:
                 raise DesignError(f"{design.source}: {clash}")
@@ -354,17 +359,14 @@ class Store:
                 f"streams: {design.streams} differs from the streams {streams} of the runs in "
                 f"{self.root}; allowed: {streams} (or leave streams out), or another study name"
             )
-        seeds = self._seeds(recorded)
-        if (
-            seeds is not None
-            and design.program == "omnetpp"
-            and seeds != (design.omnetpp_seeds or "run")
-        ):
-            raise DesignError(
-                f"omnetpp_seeds: {design.omnetpp_seeds or 'run'} differs from the omnetpp_seeds "
-                f"{seeds} of the runs in {self.root}; allowed: {seeds} (or leave omnetpp_seeds "
-                "out), or another study name"
-            )
+        for key, stored in self._stream_options(recorded).items():
+            if design.program != recorded["design"].get("program"):
+                break  # another program: refused below, by its name
+            if stored != (given := design.stream_option(key)):
+                raise DesignError(
+                    f"{key}: {given} differs from the {key} {stored} of the runs in "
+                    f"{self.root}; allowed: {stored} (or leave {key} out), or another study name"
+                )
         described = (recorded or {}).get("describe", {})
         name = described.get("name")
         if name is not None and name != design.describe.name:
@@ -467,10 +469,9 @@ class Store:
         if not recorded or "describe" not in recorded:
             return None
         try:
-            # a store recorded before streams 2 and omnetpp_seeds made its runs the old way
-            old = {"streams": 1}
-            if recorded["design"].get("program") == "omnetpp":
-                old["omnetpp_seeds"] = "seed-set"
+            # a store recorded before streams 2 and an adapter's stream options made its
+            # runs the old way
+            old = {"streams": 1, **self._stream_options({"design": {**recorded["design"]}})}
             design = Design.model_validate({**old, **recorded["design"]})
             describe = Description.model_validate(recorded["describe"])
         except ValueError as e:

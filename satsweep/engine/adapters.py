@@ -1,0 +1,97 @@
+"""Engines a design names by ``program: NAME``: adapters that make a study in an engine's own
+form (an OMNeT++ ini file and its configuration, ...) a program honouring the engine contract.
+
+An adapter is registered through the entry-point group :data:`GROUP` of its distribution's
+metadata, e.g. in its ``pyproject.toml``::
+
+    [project.entry-points."satsweep.adapters"]
+    omnetpp = "satsweep.engine.omnetpp:OmnetppAdapter"
+
+satsweep's own adapter (``omnetpp``) is registered exactly so (docs/engines.md). The core knows
+adapters only through :func:`adapters`: their names, their design options (validated by the
+adapter's own pydantic model), the options that decide the runs' random streams, and how the
+options become a :class:`~satsweep.engine.program.Program`.
+"""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from satsweep.engine.program import Program
+
+#: The entry-point group adapters are registered in.
+GROUP = "satsweep.adapters"
+
+
+class Adapter(ABC):
+    """An engine under the contract: ``program: <name>`` in a design, with its options as
+    further keys of the design."""
+
+    #: the design's ``program:`` value
+    name: ClassVar[str]
+    #: the design keys the adapter takes (a pydantic model that forbids others); a field's
+    #: ``description`` is its help in the design's error messages
+    options: ClassVar[type[BaseModel]]
+    #: options that decide how run numbers become the runs' random streams, each with
+    #: (its value when a design leaves it out, its value for a store recorded before the
+    #: option existed): a design meeting a store takes the store's, and may not set another
+    stream_options: ClassVar[Mapping[str, tuple[Any, Any]]] = {}
+
+    @abstractmethod
+    def program(self, options: BaseModel, base: Path) -> Program:
+        """The runnable program of ``options`` (validated by :attr:`options`), with paths in
+        them relative to ``base`` (the design file's folder). Raises ProgramError saying what
+        is wrong and what is allowed."""
+
+    def recorded(self, options: BaseModel) -> dict[str, Any]:
+        """The options as a store records them in design.json: those set, and every stream
+        option with its value."""
+        said = options.model_dump(mode="json", exclude_none=True)
+        for key, (default, _) in self.stream_options.items():
+            if said.get(key) is None:
+                said[key] = default
+        return said
+
+    def help(self) -> dict[str, str]:
+        """Each option's help, for the design's messages."""
+        return {
+            name: f"with program: {self.name}, {field.description or 'see its documentation'}"
+            for name, field in self.options.model_fields.items()
+        }
+
+
+class AdapterError(ValueError):
+    """An adapter registered under the entry-point group that cannot be used."""
+
+
+@functools.cache
+def adapters() -> Mapping[str, Adapter]:
+    """The registered adapters by name (loaded once per process)."""
+    found: dict[str, Adapter] = {}
+    for point in entry_points(group=GROUP):
+        try:
+            loaded = point.load()
+        except Exception as e:  # a broken plug-in: say which, not a traceback of its import
+            raise AdapterError(f"adapter '{point.name}' ({point.value}) cannot be loaded: {e}")
+        adapter = loaded() if isinstance(loaded, type) else loaded
+        if not isinstance(adapter, Adapter) or adapter.name != point.name:
+            raise AdapterError(
+                f"adapter '{point.name}' ({point.value}) is not a satsweep Adapter named "
+                f"'{point.name}'"
+            )
+        found[point.name] = adapter
+    return found
+
+
+def option_owners() -> dict[str, str]:
+    """Every adapter option's name, with the adapter taking it (for a design that gives one
+    to another program)."""
+    return {key: a.name for a in adapters().values() for key in a.options.model_fields}
