@@ -1,4 +1,4 @@
-"""`satsweep import` (satsweep/design/omnetpp_import.py, docs/omnetpp.md "Importing an ini's
+"""`satsweep import` (satsweep/engine/omnetpp_import.py, docs/omnetpp.md "Importing an ini's
 parameter study"): an OMNeT++ configuration's iteration variables and `repeat` as a design and a
 declaration. The parsing, generation and refusal tests need no OMNeT++; the comparisons with
 OMNeT++'s own expansion (`opp_run -s -q rundetails`) and the trial run need the build of
@@ -26,7 +26,7 @@ from satsweep.engine.omnetpp import (
     installation,
     option_value,
 )
-from satsweep.design.omnetpp_import import (
+from satsweep.engine.omnetpp_import import (
     IniError,
     declaration_text,
     import_config,

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,9 @@ CHUNK = 10_000
 LIST_LIMIT = 20
 #: Configurations `satsweep plan` lists unless told (--rows).
 PLAN_ROWS = 1000
+#: The entry-point group of plug-ins' commands: each entry point is a function that adds its
+#: subcommand to the parser's subparsers (docs/engine-contract.md, "Engines as plug-ins").
+COMMANDS = "satsweep.commands"
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -1009,57 +1013,6 @@ def _add_sweep_commands(commands: "argparse._SubParsersAction[argparse.ArgumentP
     p.set_defaults(func=_sql)
 
 
-def _import(args: argparse.Namespace) -> int:
-    # imported here: only this command reads ini files
-    from satsweep.design.omnetpp_import import IniError, import_config
-
-    try:
-        design, declaration, summary = import_config(
-            Path(args.ini),
-            args.config,
-            Path(args.out) if args.out else None,
-            args.study,
-            args.force,
-            None if args.no_trial else args.trial_time,
-            [Path(lib) for lib in args.library],
-        )
-    except IniError as e:
-        _error("import", e)
-        return USAGE_ERROR
-    print(f"wrote {design} (the design) and {declaration} (the declaration)")
-    print(f"summary fields: {summary}")
-    return 0
-
-
-def _add_import(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    p = commands.add_parser(
-        "import",
-        help="write a design and a declaration from an OMNeT++ ini configuration",
-        description="Turn an OMNeT++ configuration's iteration variables and repeat into a "
-        "design (OUT/STUDY.yaml) and its declaration (satsweep.yaml beside the ini), listing "
-        "what a short trial run of run 0 records as summary fields to pick (docs/omnetpp.md).",
-    )
-    p.add_argument("ini", help="the OMNeT++ ini file")
-    p.add_argument("--config", required=True, help="the configuration ([Config NAME])")
-    p.add_argument("--out", help="the design's folder (default: the ini's)")
-    p.add_argument("--study", help="the study's name (default: the configuration's)")
-    p.add_argument(
-        "--force", action="store_true", help="overwrite an existing design or declaration"
-    )
-    p.add_argument("--trial-time", default="1s", help="simulated time of the trial run")
-    p.add_argument("--no-trial", action="store_true", help="no trial run (no scalars listed)")
-    p.add_argument(
-        "-l",
-        "--library",
-        action="append",
-        default=[],
-        metavar="LIB",
-        help="a shared library of the model, as opp_run's -l takes it (without lib and .so; "
-        "repeatable): declared in libraries: and loaded by the trial run",
-    )
-    p.set_defaults(func=_import)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -1091,7 +1044,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze(commands)
     _add_report(commands)
     _add_sweep_commands(commands)
-    _add_import(commands)
+    # commands of plug-ins (an adapter's own, such as omnetpp's import), through the same hook
+    for point in entry_points(group=COMMANDS):
+        point.load()(commands)
     return parser
 
 

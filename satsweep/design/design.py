@@ -60,6 +60,7 @@ from pydantic import (
 
 from satsweep.engine import Description, Parameter, Program, ProgramError, flags, value_text
 from satsweep.engine.adapters import adapters, option_owners
+from satsweep.engine.description import STUDY_PATTERN
 from satsweep.theory import THEORIES
 
 __all__ = [
@@ -88,7 +89,6 @@ MAX_REPLICATIONS = 2**15 - 1
 #: The largest design (configurations x replications) satsweep takes without ``--max-runs``:
 #: plan, status and run cost time and memory in proportion to it.
 MAX_RUNS = 1_000_000
-STUDY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 Level = StrictBool | int | float | str
 
@@ -592,7 +592,7 @@ _FIELD_HELP = {
     "description": "text",
     "program": "a program built by this project (e.g. satnet), a path to an executable "
     "honouring the engine contract, relative to the sweep file, or an engine's adapter "
-    "(omnetpp, with ini and config; docs/engine-contract.md)",
+    '(with its own keys; docs/engine-contract.md, "Engines as plug-ins")',
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "fixed": "a mapping of parameter -> one value",
     "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "

@@ -30,6 +30,8 @@ __all__ = [
 
 Type = Literal["int", "float", "string", "bool"]
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+#: A study's name (it names results/<study>/): letters, digits, '.', '_', '-'.
+STUDY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: A table's name becomes a file name and an SQL view: ASCII, and short enough for any file system.
 TABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 

@@ -17,10 +17,12 @@ key that a higher-priority entry would shadow.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +31,13 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from satsweep.design.design import STUDY_PATTERN
-from satsweep.engine.description import NAME_PATTERN, RESERVED_COLUMNS, RESERVED_FACTORS
+from satsweep.engine import USAGE_ERROR
+from satsweep.engine.description import (
+    NAME_PATTERN,
+    RESERVED_COLUMNS,
+    RESERVED_FACTORS,
+    STUDY_PATTERN,
+)
 from satsweep.engine.omnetpp import (
     DECLARATION,
     ENGINE,
@@ -40,7 +47,7 @@ from satsweep.engine.omnetpp import (
     trial,
 )
 
-__all__ = ["IniError", "Study", "import_config", "read_study"]
+__all__ = ["IniError", "Study", "add_command", "import_config", "read_study"]
 
 #: OMNeT++'s predefined variables (``${runnumber}`` ...): references to them are not factors.
 PREDEFINED = frozenset(
@@ -691,3 +698,53 @@ def import_config(
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     return design_path, declaration_path, note
+
+
+def _command(args: argparse.Namespace) -> int:
+    try:
+        design, declaration, summary = import_config(
+            Path(args.ini),
+            args.config,
+            Path(args.out) if args.out else None,
+            args.study,
+            args.force,
+            None if args.no_trial else args.trial_time,
+            [Path(lib) for lib in args.library],
+        )
+    except IniError as e:
+        print(f"satsweep import: error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    print(f"wrote {design} (the design) and {declaration} (the declaration)")
+    print(f"summary fields: {summary}")
+    return 0
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    """``satsweep import``: registered in the entry-point group ``satsweep.commands``, as a
+    plug-in registers its commands."""
+    p = commands.add_parser(
+        "import",
+        help="write a design and a declaration from an OMNeT++ ini configuration",
+        description="Turn an OMNeT++ configuration's iteration variables and repeat into a "
+        "design (OUT/STUDY.yaml) and its declaration (satsweep.yaml beside the ini), listing "
+        "what a short trial run of run 0 records as summary fields to pick (docs/omnetpp.md).",
+    )
+    p.add_argument("ini", help="the OMNeT++ ini file")
+    p.add_argument("--config", required=True, help="the configuration ([Config NAME])")
+    p.add_argument("--out", help="the design's folder (default: the ini's)")
+    p.add_argument("--study", help="the study's name (default: the configuration's)")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite an existing design or declaration"
+    )
+    p.add_argument("--trial-time", default="1s", help="simulated time of the trial run")
+    p.add_argument("--no-trial", action="store_true", help="no trial run (no scalars listed)")
+    p.add_argument(
+        "-l",
+        "--library",
+        action="append",
+        default=[],
+        metavar="LIB",
+        help="a shared library of the model, as opp_run's -l takes it (without lib and .so; "
+        "repeatable): declared in libraries: and loaded by the trial run",
+    )
+    p.set_defaults(func=_command)
