@@ -101,7 +101,7 @@ def test_an_outside_adapter_runs_a_design_with_its_own_options(outside, tmp_path
         ("program: queue\n", "q.yaml: script: Field required; allowed: with program: queue, the"),
         ("program: queue\nscript: nosuch.py\n", "q.yaml: script: no such script: "),
         ("program: queue\nscript: mm1.py\nini: x.ini\n", "q.yaml: ini: for program: omnetpp only"),
-        ("program: ./mm1.py\nscript: mm1.py\n", "q.yaml: script: for program: queue only"),
+        ("program: ./mm1.py\nscript: mm1.py\n", "q.yaml: script: for program: ns3 or queue only"),
     ],
 )
 def test_an_adapter_s_options_are_checked_by_it_naming_the_key(outside, tmp_path, body, said):

@@ -882,7 +882,9 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         own = adapter.options.model_fields if adapter is not None else {}
         owners = option_owners()  # another engine's key: say whose it is
         problems += [
-            (k, f"for program: {owners[k]} only") for k in raw if k in owners and k not in own
+            (k, f"for program: {' or '.join(owners[k])} only")
+            for k in raw
+            if k in owners and k not in own
         ]
         try:
             program = Program.find(raw["program"], path.absolute().parent, raw)

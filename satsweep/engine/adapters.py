@@ -91,7 +91,11 @@ def adapters() -> Mapping[str, Adapter]:
     return found
 
 
-def option_owners() -> dict[str, str]:
-    """Every adapter option's name, with the adapter taking it (for a design that gives one
+def option_owners() -> dict[str, list[str]]:
+    """Every adapter option's name, with the adapters taking it (for a design that gives one
     to another program)."""
-    return {key: a.name for a in adapters().values() for key in a.options.model_fields}
+    owners: dict[str, list[str]] = {}
+    for adapter in adapters().values():
+        for key in adapter.options.model_fields:
+            owners.setdefault(key, []).append(adapter.name)
+    return {key: sorted(names) for key, names in owners.items()}
