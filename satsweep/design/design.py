@@ -59,7 +59,8 @@ from pydantic import (
 )
 
 from satsweep.engine import Description, Parameter, Program, ProgramError, flags, value_text
-from satsweep.engine.adapters import adapters, option_owners
+from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.adapters import option_owners
 from satsweep.engine.description import STUDY_PATTERN
 from satsweep.theory import THEORIES
 
@@ -217,7 +218,7 @@ class Design(BaseModel):
         """The keys of the design's adapter (``program:``) are its options, which it checks."""
         if isinstance(data, dict) and "adapter_options" in data:
             raise ValueError("adapter_options: not a field of a design")
-        adapter = adapters().get(data.get("program")) if isinstance(data, dict) else None
+        adapter = find_adapter(data.get("program")) if isinstance(data, dict) else None
         if adapter is None:
             return data
         keys = adapter.options.model_fields
@@ -377,14 +378,15 @@ class Design(BaseModel):
         options as keys of their own, as the adapter records them: designs of other programs
         hash as they always did."""
         resolved = self.model_dump(mode="json", exclude={"adapter_options"})
-        adapter = adapters().get(self.program)
+        adapter = find_adapter(self.program)
         if adapter is not None:
             resolved |= adapter.recorded(adapter.options.model_validate(self.adapter_options))
         return resolved
 
     def stream_option(self, key: str) -> Any:
         """The value of the adapter's stream option ``key`` (given, else its default)."""
-        adapter = adapters()[self.program]
+        adapter = find_adapter(self.program)
+        assert adapter is not None
         given = self.adapter_options.get(key)
         return adapter.stream_options[key][0] if given is None else given
 
@@ -878,14 +880,13 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         )
     program = None
     if isinstance(raw.get("program"), str) and raw["program"]:
-        adapter = adapters().get(raw["program"])
+        adapter = find_adapter(raw["program"])
         own = adapter.options.model_fields if adapter is not None else {}
-        owners = option_owners()  # another engine's key: say whose it is
-        problems += [
-            (k, f"for program: {' or '.join(owners[k])} only")
-            for k in raw
-            if k in owners and k not in own
-        ]
+        if strange := [k for k in raw if k not in Design.model_fields and k not in own]:
+            owners = option_owners()  # another engine's key: say whose it is
+            problems += [
+                (k, f"for program: {' or '.join(owners[k])} only") for k in strange if k in owners
+            ]
         try:
             program = Program.find(raw["program"], path.absolute().parent, raw)
         except ProgramError as e:

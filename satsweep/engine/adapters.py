@@ -73,22 +73,31 @@ class AdapterError(ValueError):
 
 
 @functools.cache
+def adapter(name: object) -> Adapter | None:
+    """The adapter registered as ``name``, or None; only its own module is imported (once per
+    process), so a design of another program pays for no engine's imports."""
+    if not isinstance(name, str):
+        return None
+    points = entry_points(group=GROUP, name=name)
+    if not points:
+        return None
+    (point, *_) = points
+    try:
+        loaded = point.load()
+    except Exception as e:  # a broken plug-in: say which, not a traceback of its import
+        raise AdapterError(f"adapter '{point.name}' ({point.value}) cannot be loaded: {e}")
+    made = loaded() if isinstance(loaded, type) else loaded
+    if not isinstance(made, Adapter) or made.name != point.name:
+        raise AdapterError(
+            f"adapter '{point.name}' ({point.value}) is not a satsweep Adapter named '{point.name}'"
+        )
+    return made
+
+
 def adapters() -> Mapping[str, Adapter]:
-    """The registered adapters by name (loaded once per process)."""
-    found: dict[str, Adapter] = {}
-    for point in entry_points(group=GROUP):
-        try:
-            loaded = point.load()
-        except Exception as e:  # a broken plug-in: say which, not a traceback of its import
-            raise AdapterError(f"adapter '{point.name}' ({point.value}) cannot be loaded: {e}")
-        adapter = loaded() if isinstance(loaded, type) else loaded
-        if not isinstance(adapter, Adapter) or adapter.name != point.name:
-            raise AdapterError(
-                f"adapter '{point.name}' ({point.value}) is not a satsweep Adapter named "
-                f"'{point.name}'"
-            )
-        found[point.name] = adapter
-    return found
+    """Every registered adapter by name (each module imported)."""
+    found = {point.name: adapter(point.name) for point in entry_points(group=GROUP)}
+    return {name: a for name, a in found.items() if a is not None}
 
 
 def option_owners() -> dict[str, list[str]]:

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from satsweep.engine.adapters import adapters
+from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.description import Description, conforms, flags, shown
 
 __all__ = [
@@ -189,7 +189,7 @@ class Program:
         them are relative to ``base``), a path (it has a ``/``; relative to ``base``, the design
         file's directory), or the name of a program built by this project
         (:func:`program_dirs`). Raises ProgramError saying what is allowed."""
-        adapter = adapters().get(spec)
+        adapter = find_adapter(spec)
         if adapter is not None:
             given = {k: v for k, v in (options or {}).items() if k in adapter.options.model_fields}
             try:

@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Configuration, Design, DesignError, Run, rng_run
 from satsweep.engine import Description, Program, file_sha256, value_text
-from satsweep.engine.adapters import adapters
+from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.store.files import write_json, write_parquet
 from satsweep.store.rows import run_rows, run_schema, table_schema
 
@@ -239,7 +239,7 @@ class Store:
         runs got their random streams), each as recorded, else its value for a store recorded
         before it existed; none for no design or a program without an adapter."""
         made = (recorded or {}).get("design", {})
-        adapter = adapters().get(made.get("program"))
+        adapter = find_adapter(made.get("program"))
         if adapter is None:
             return {}
         return {k: made.get(k, before) for k, (_, before) in adapter.stream_options.items()}
