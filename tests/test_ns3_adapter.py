@@ -70,7 +70,6 @@ main(int argc, char* argv[])
     server.Install(nodes.Get(1)).Start(Seconds(1.0));
     UdpEchoClientHelper client(interfaces.GetAddress(1), 9);
     client.SetAttribute("MaxPackets", UintegerValue(nPackets));
-    client.SetAttribute("Interval", TimeValue(Seconds(0.1)));
     client.SetAttribute("PacketSize", UintegerValue(1024));
     ApplicationContainer apps = client.Install(nodes.Get(0));
     Ptr<UniformRandomVariable> start = CreateObject<UniformRandomVariable>();
@@ -95,6 +94,10 @@ parameters:
   - name: dataRate          # --PrintHelp says "[5Mbps]": a number in Mbit/s, the unit attached
     type: float
     unit: Mbps
+  - name: interval          # an ns-3 attribute the program leaves at its default
+    type: string
+    default: 1s
+    set: ns3::UdpEchoClient::Interval
 summary:
   - name: start
     type: float
@@ -123,7 +126,7 @@ script: model/echo.cc
 factors:
   dataRate: [1, 5]
   delay: [2ms, 20ms]
-fixed: {nPackets: 4}
+fixed: {nPackets: 4, interval: 0.2s}
 replications: 2
 analysis: {responses: [last]}
 """
@@ -172,7 +175,7 @@ def cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
 def test_its_parameters_come_from_print_help_as_declared(study):
     recorded = json.loads((study / "results" / "echo" / "design.json").read_text())
     parameters = {p["name"]: p for p in recorded["describe"]["parameters"]}
-    assert list(parameters) == ["dataRate", "delay", "nPackets", "verbose"]
+    assert list(parameters) == ["dataRate", "delay", "nPackets", "verbose", "interval"]
     rate = parameters["dataRate"]
     assert (rate["type"], rate["unit"], rate["default"]) == ("float", "Mbps", 5.0)
     assert (parameters["nPackets"]["type"], parameters["nPackets"]["default"]) == ("int", 10)
@@ -197,6 +200,8 @@ def test_runs_land_with_the_summary_and_table_it_printed_and_wrote(study):
     table = study / "results" / "echo" / "received.parquet"
     (n,) = duckdb.sql(f"SELECT count(*) FROM '{table}'").fetchone()
     assert n == 8 * 4
+    # the attribute reached ns-3: 4 packets 0.2 s apart, the last echo after 0.6 s and a round trip
+    assert all(0.6 < last - start < 0.7 for *_, start, _, last in rows)
     gap = dict(
         duckdb.sql(f"SELECT delay, avg(last - start) FROM '{runs}' GROUP BY delay").fetchall()
     )
