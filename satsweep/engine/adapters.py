@@ -20,9 +20,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel
+import yaml
+from pydantic import BaseModel, ValidationError
 
 if TYPE_CHECKING:
     from satsweep.engine.program import Program
@@ -108,3 +109,30 @@ def option_owners() -> dict[str, list[str]]:
         for key in adapter.options.model_fields:
             owners.setdefault(key, []).append(adapter.name)
     return {key: sorted(names) for key, names in owners.items()}
+
+
+Declared = TypeVar("Declared", bound=BaseModel)
+
+
+def read_declaration(path: Path, model: type[Declared], beside: str, doc: str) -> Declared:
+    """An adapter's declaration file (``satsweep.yaml`` beside the study's file, ``beside``)
+    read as ``model``; ValueError in one line naming the file, the field and what is allowed
+    (``doc`` says the rest)."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(
+            f"{path}: cannot read the declaration: {e.strerror or e}; allowed: a {path.name} "
+            f"beside {beside} ({doc})"
+        ) from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        if "allowed:" not in said:  # else a rule of the declaration says it itself
+            said += f"; allowed: as {doc} describes"
+        raise ValueError(f"{path}: {where}: {said}") from None

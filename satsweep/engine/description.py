@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -93,6 +93,48 @@ def value_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def from_text(kind: str, text: str) -> Any:
+    """A command line's text as a value of the contract's type ``kind``; ValueError when it is
+    not one (``true``/``false`` and ``1``/``0`` are booleans)."""
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "bool":
+        if text in ("1", "true"):
+            return True
+        if text in ("0", "false"):
+            return False
+        raise ValueError(text)
+    return text
+
+
+def given_values(
+    flags: Sequence[str], parameters: Sequence[Parameter], program: str
+) -> dict[str, Any]:
+    """The values ``--name=value`` flags give the declared ``parameters``, typed and checked;
+    ValueError saying the first flag that is not one of them or not allowed, and what is (an
+    adapter's usage error)."""
+    declared = {p.name: p for p in parameters}
+    given: dict[str, Any] = {}
+    for flag in flags:
+        name, equals, text = flag.removeprefix("--").partition("=")
+        parameter = declared.get(name)
+        if not flag.startswith("--") or not equals or parameter is None:
+            raise ValueError(
+                f"{flag}: not a parameter of {program}; allowed: "
+                + ", ".join(f"--{n}=VALUE" for n in declared)
+            )
+        try:
+            value = from_text(parameter.type, text)
+        except ValueError:
+            raise ValueError(f"--{name}={text}: {parameter.allowed()}") from None
+        if problem := parameter.check(value):
+            raise ValueError(f"--{name}: {problem}")
+        given[name] = value
+    return given
 
 
 def flags(params: Mapping[str, object]) -> list[str]:

@@ -32,17 +32,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from satsweep.engine.adapters import Adapter
-from satsweep.engine.description import Column, Description, Parameter, shown
+from satsweep.engine.adapters import Adapter, read_declaration
+from satsweep.engine.description import (
+    Column,
+    Description,
+    Parameter,
+    from_text,
+    given_values,
+    shown,
+)
 from satsweep.engine.program import (
     STDERR_TAIL_LINES,
     USAGE_ERROR,
     Program,
     ProgramError,
     file_sha256,
+    write_whole,
 )
 
 __all__ = ["DECLARATION", "ENGINE", "Ns3Adapter", "Ns3Program", "build", "main", "print_help"]
@@ -247,23 +254,11 @@ class Ns3Program:
             raise Ns3Error(f"script: {script}: no such file; allowed: an ns-3 program's .cc file")
         self.declaration_file = self.script.parent / DECLARATION
         try:
-            raw = yaml.safe_load(self.declaration_file.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise Ns3Error(
-                f"{self.declaration_file}: cannot read the program's declaration: "
-                f"{e.strerror or e}; allowed: a {DECLARATION} beside the script (docs/ns3.md)"
-            ) from None
-        except yaml.YAMLError as e:
-            raise Ns3Error(f"{self.declaration_file}: not valid YAML: {e}") from None
-        try:
-            self.declaration = Ns3Declaration.model_validate(raw)
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-            said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
-            if "allowed:" not in said:
-                said += "; allowed: as docs/ns3.md describes"
-            raise Ns3Error(f"{self.declaration_file}: {where}: {said}") from None
+            self.declaration = read_declaration(
+                self.declaration_file, Ns3Declaration, "the script", "docs/ns3.md"
+            )
+        except ValueError as e:
+            raise Ns3Error(str(e)) from None
         for field in self.declaration.summary:
             if field.file is not None:
                 _file_name(field.file, f"summary field '{field.name}'")
@@ -361,26 +356,12 @@ def _typed_text(kind: str, text: str | None, unit: str | None, name: str) -> Any
     if unit and text.endswith(unit):
         text = text[: -len(unit)]
     try:
-        return _from_text(kind, text)
+        return from_text(kind, text)
     except ValueError:
         raise Ns3Error(
             f"parameter '{name}': its default {shown(text)} (--PrintHelp) is not a {kind}; "
             "allowed: a declared type that fits it, or a declared default"
         ) from None
-
-
-def _from_text(kind: str, text: str) -> Any:
-    if kind == "int":
-        return int(text)
-    if kind == "float":
-        return float(text)
-    if kind == "bool":
-        if text in ("1", "true"):
-            return True
-        if text in ("0", "false"):
-            return False
-        raise ValueError(text)
-    return text
 
 
 def value_text(parameter: Ns3Parameter, value: object) -> str:
@@ -413,7 +394,7 @@ def _summary(program: Ns3Program, stdout: str, folder: Path) -> dict[str, Any]:
         else:
             text = _file_value(field, folder / (field.file or ""))
         try:
-            values[field.name] = None if text is None else _from_text(field.type, str(text))
+            values[field.name] = None if text is None else from_text(field.type, str(text))
         except ValueError:
             raise Ns3Error(
                 f"summary field '{field.name}': {shown(str(text))} is not a {field.type}"
@@ -453,7 +434,7 @@ def _table(name: str, table: Ns3Table, path: Path) -> list[dict[str, Any]]:
         for row in reader:
             try:
                 rows.append(
-                    {c.name: None if row[c.name] in ("", None) else _from_text(c.type, row[c.name])
+                    {c.name: None if row[c.name] in ("", None) else from_text(c.type, row[c.name])
                      for c in table.columns}
                 )  # fmt: skip
             except ValueError as e:
@@ -493,9 +474,7 @@ def run(program: Ns3Program, given: Mapping[str, object], run_number: int, out: 
         except Ns3Error as e:
             sys.stderr.write(f"{e}\n")
             return 1
-    temporary = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(result))
-    os.replace(temporary, out)
+    write_whole(out, result)
     return 0
 
 
@@ -561,27 +540,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if known.describe:
             print(program.description().model_dump_json(exclude_none=True))
             return 0
-        declared = {p.name: p for p in program.parameters}
+        parameters = program.parameters
     except Ns3Error as e:
         return _usage(str(e))
     if known.run is None or known.out is None or not 0 < known.run < 2**63:
         return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")
-    given: dict[str, object] = {}
-    for flag in rest:
-        name, equals, text = flag.removeprefix("--").partition("=")
-        parameter = declared.get(name)
-        if not flag.startswith("--") or not equals or parameter is None:
-            return _usage(
-                f"{flag}: not a parameter of {program.declaration.name}; allowed: "
-                + ", ".join(f"--{n}=VALUE" for n in declared)
-            )
-        try:
-            value = _from_text(str(parameter.type), text)
-        except ValueError:
-            return _usage(f"--{name}={text}: {parameter.allowed()}")
-        if problem := parameter.check(value):
-            return _usage(f"--{name}: {problem}")
-        given[name] = value
+    try:
+        given = given_values(rest, parameters, program.declaration.name)
+    except ValueError as e:
+        return _usage(str(e))
     try:
         return run(program, given, known.run, known.out)
     except (Ns3Error, OSError) as e:

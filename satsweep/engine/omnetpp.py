@@ -39,17 +39,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from satsweep.engine.description import Column, Description, Parameter, shown
-from satsweep.engine.adapters import Adapter
+from satsweep.engine.description import Column, Description, Parameter, given_values, shown
+from satsweep.engine.adapters import Adapter, read_declaration
 from satsweep.engine.program import (
     STDERR_TAIL_LINES,
     USAGE_ERROR,
     Program,
     ProgramError,
     file_sha256,
+    write_whole,
 )
 
 __all__ = [
@@ -289,24 +289,11 @@ class OmnetppStudy:
             )
         self.declaration_file = self.ini.parent / DECLARATION
         try:
-            raw = yaml.safe_load(self.declaration_file.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise OmnetppError(
-                f"{self.declaration_file}: cannot read the study's declaration: "
-                f"{e.strerror or e}; allowed: a {DECLARATION} beside the ini file "
-                "(docs/omnetpp.md)"
-            ) from None
-        except yaml.YAMLError as e:
-            raise OmnetppError(f"{self.declaration_file}: not valid YAML: {e}") from None
-        try:
-            self.declaration = Declaration.model_validate(raw)
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-            said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
-            if "allowed:" not in said:  # else a rule of the declaration says it itself
-                said += "; allowed: as docs/omnetpp.md describes"
-            raise OmnetppError(f"{self.declaration_file}: {where}: {said}") from None
+            self.declaration = read_declaration(
+                self.declaration_file, Declaration, "the ini file", "docs/omnetpp.md"
+            )
+        except ValueError as e:
+            raise OmnetppError(str(e)) from None
 
     @property
     def base(self) -> Path:
@@ -386,21 +373,6 @@ def option_value(parameter: OmnetppParameter, value: object) -> str:
     if parameter.expression is None:
         return text
     return parameter.expression.replace("${" + parameter.name + "}", text)
-
-
-def _typed(parameter: OmnetppParameter, text: str) -> object:
-    """A flag's text as the parameter's type; ValueError when it is not one."""
-    if parameter.type == "int":
-        return int(text)
-    if parameter.type == "float":
-        return float(text)
-    if parameter.type == "bool":
-        if text in ("1", "true"):
-            return True
-        if text in ("0", "false"):
-            return False
-        raise ValueError(text)
-    return text
 
 
 def _pattern(omnetpp_pattern: str) -> re.Pattern[str]:
@@ -789,12 +761,6 @@ def _usage(message: str) -> int:
     return USAGE_ERROR
 
 
-def _write_whole(path: Path, result: Mapping[str, Any]) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(result))
-    os.replace(temporary, path)
-
-
 def command_line(
     study: OmnetppStudy,
     given: Mapping[str, object],
@@ -881,7 +847,7 @@ def run(
         except OmnetppError as e:
             sys.stderr.write(f"{e}\n")
             return 1
-    _write_whole(out, result)
+    write_whole(out, result)
     return 0
 
 
@@ -974,23 +940,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")
     if known.out is None and not known.print_command:
         return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")
-    declared = {p.name: p for p in study.declaration.parameters}
-    given: dict[str, object] = {}
-    for flag in rest:
-        name, equals, text = flag.removeprefix("--").partition("=")
-        parameter = declared.get(name)
-        if not flag.startswith("--") or not equals or parameter is None:
-            return _usage(
-                f"{flag}: not a parameter of {study.declaration.name}; allowed: "
-                + ", ".join(f"--{n}=VALUE" for n in declared)
-            )
-        try:
-            value = _typed(parameter, text)
-        except ValueError:
-            return _usage(f"--{name}={text}: {parameter.allowed()}")
-        if problem := parameter.check(value):
-            return _usage(f"--{name}: {problem}")
-        given[name] = value
+    try:
+        given = given_values(rest, study.declaration.parameters, study.declaration.name)
+    except ValueError as e:
+        return _usage(str(e))
     try:
         if known.print_command:
             print(shlex.join(command_line(study, given, known.run, "results", known.seeds)))

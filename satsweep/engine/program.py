@@ -74,6 +74,14 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def write_whole(path: Path, result: Mapping[str, Any]) -> None:
+    """Writes a run's result as JSON, whole or not at all (a temporary file, then a rename):
+    what the contract asks of every program, for the adapters."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(result))
+    os.replace(temporary, path)
+
+
 def program_dirs() -> list[Path]:
     """Where programs named by name live: ``$SATSWEEP_PROGRAMS`` (a path list), then
     ``<prefix>/libexec/satsweep`` of this Python environment, where setup.sh installs them."""
