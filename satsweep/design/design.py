@@ -387,8 +387,7 @@ class Design(BaseModel):
         """The value of the adapter's stream option ``key`` (given, else its default)."""
         adapter = find_adapter(self.program)
         assert adapter is not None
-        given = self.adapter_options.get(key)
-        return adapter.stream_options[key][0] if given is None else given
+        return adapter.recorded(adapter.options.model_validate(self.adapter_options))[key]
 
     def with_options(self, **options: Any) -> Design:
         """The same design with these adapter options, and its program made again with them."""

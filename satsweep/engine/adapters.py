@@ -7,8 +7,9 @@ metadata, e.g. in its ``pyproject.toml``::
     [project.entry-points."satsweep.adapters"]
     omnetpp = "satsweep.engine.omnetpp:OmnetppAdapter"
 
-satsweep's own adapter (``omnetpp``) is registered exactly so (docs/engines.md). The core knows
-adapters only through :func:`adapters`: their names, their design options (validated by the
+satsweep's own adapters (``omnetpp``, ``ns3``) are registered exactly so
+(docs/engine-contract.md, "Engines as plug-ins"). The core knows adapters only through
+:func:`adapter`: their names, their design options (validated by the
 adapter's own pydantic model), the options that decide the runs' random streams, and how the
 options become a :class:`~satsweep.engine.program.Program`.
 """

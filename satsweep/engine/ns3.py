@@ -42,6 +42,7 @@ from satsweep.engine.description import (
     from_text,
     given_values,
     shown,
+    value_text,
 )
 from satsweep.engine.program import (
     STDERR_TAIL_LINES,
@@ -364,16 +365,13 @@ def _typed_text(kind: str, text: str | None, unit: str | None, name: str) -> Any
         ) from None
 
 
-def value_text(parameter: Ns3Parameter, value: object) -> str:
-    """A value as ns-3's CommandLine takes it, the declared unit attached."""
+def option_text(parameter: Ns3Parameter, value: object) -> str:
+    """A value as ns-3's CommandLine takes it, the declared unit attached to a number."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        text = str(int(value))
-    else:
-        text = repr(value) if isinstance(value, float) else str(value)
     numeric = parameter.type in ("int", "float")
-    return text + (parameter.unit or "") if parameter.attach and numeric else text
+    attach = parameter.unit if parameter.attach and numeric else ""
+    return value_text(value) + (attach or "")
 
 
 # ---- a run ------------------------------------------------------------------------------------
@@ -447,7 +445,7 @@ def run(program: Ns3Program, given: Mapping[str, object], run_number: int, out: 
     writes the contract's result to ``out``; the exit code."""
     values = {p.name: given.get(p.name, p.default) for p in program.parameters}
     options = [
-        f"--{p.set or p.name}={value_text(p, values[p.name])}"
+        f"--{p.set or p.name}={option_text(p, values[p.name])}"
         for p in program.parameters
         if values[p.name] is not None
     ]

@@ -41,7 +41,14 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from satsweep.engine.description import Column, Description, Parameter, given_values, shown
+from satsweep.engine.description import (
+    Column,
+    Description,
+    Parameter,
+    given_values,
+    shown,
+    value_text,
+)
 from satsweep.engine.adapters import Adapter, read_declaration
 from satsweep.engine.program import (
     STDERR_TAIL_LINES,
@@ -364,10 +371,7 @@ def option_value(parameter: OmnetppParameter, value: object) -> str:
     elif isinstance(value, str):
         text = json.dumps(value)  # an NED string literal: double quotes, backslash escapes
     else:
-        if isinstance(value, float) and value.is_integer():
-            text = str(int(value))
-        else:
-            text = repr(value) if isinstance(value, float) else str(value)
+        text = value_text(value)
         if parameter.attach:
             text += parameter.unit or ""
     if parameter.expression is None:

@@ -234,13 +234,14 @@ class Store:
         return recorded.get("design", {}).get("streams", 1)
 
     @staticmethod
-    def _stream_options(recorded: dict[str, Any] | None) -> dict[str, Any]:
-        """The stream options of the adapter of a recorded design (``omnetpp_seeds``: how the
-        runs got their random streams), each as recorded, else its value for a store recorded
-        before it existed; none for no design or a program without an adapter."""
+    def _stream_options(recorded: dict[str, Any] | None, program: str) -> dict[str, Any]:
+        """The stream options of the adapter of a recorded design of ``program``
+        (``omnetpp_seeds``: how the runs got their random streams), each as recorded, else its
+        value for a store recorded before it existed; none for no design, another program
+        (refused by its name) or a program without an adapter."""
         made = (recorded or {}).get("design", {})
         adapter = find_adapter(made.get("program"))
-        if adapter is None:
+        if adapter is None or made.get("program") != program:
             return {}
         return {k: made.get(k, before) for k, (_, before) in adapter.stream_options.items()}
 
@@ -258,10 +259,8 @@ class Store:
                 recorded = {"design": made}
         keep = {
             key: stored
-            for key, stored in self._stream_options(recorded).items()
-            if design.program == recorded["design"].get("program")
-            and key not in design.adapter_options
-            and stored != design.stream_option(key)
+            for key, stored in self._stream_options(recorded, design.program).items()
+            if key not in design.adapter_options and stored != design.stream_option(key)
         }
         if keep:  # the store's runs keep their random streams
             bound = design.with_options(**keep)
@@ -359,9 +358,7 @@ class Store:
                 f"streams: {design.streams} differs from the streams {streams} of the runs in "
                 f"{self.root}; allowed: {streams} (or leave streams out), or another study name"
             )
-        for key, stored in self._stream_options(recorded).items():
-            if design.program != recorded["design"].get("program"):
-                break  # another program: refused below, by its name
+        for key, stored in self._stream_options(recorded, design.program).items():
             if stored != (given := design.stream_option(key)):
                 raise DesignError(
                     f"{key}: {given} differs from the {key} {stored} of the runs in "
@@ -471,7 +468,8 @@ class Store:
         try:
             # a store recorded before streams 2 and an adapter's stream options made its
             # runs the old way
-            old = {"streams": 1, **self._stream_options({"design": {**recorded["design"]}})}
+            made = recorded["design"]
+            old = {"streams": 1, **self._stream_options(recorded, made.get("program"))}
             design = Design.model_validate({**old, **recorded["design"]})
             describe = Description.model_validate(recorded["describe"])
         except ValueError as e:
