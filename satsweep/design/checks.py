@@ -1,0 +1,175 @@
+"""A design's checks against its program's ``--describe``: the factors' and fixed parameters'
+names and levels, and the ``analysis`` section (responses, factors, theory, traces). Each
+problem is (field, message), the message saying what is allowed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from satsweep.design.schema import Design, TraceSettings, clip, quoted
+from satsweep.engine import Description, Parameter, value_text
+from satsweep.theory import THEORIES
+
+__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters"]
+
+#: What satsweep passes every run itself (the contract): a design may not name them.
+RESERVED_PARAMETERS = {
+    "run": "satsweep derives each run's --run (its random stream) from base_seed, configuration "
+    "and replication",
+    "out": "satsweep chooses where results go",
+}
+
+
+def _level_problem(parameter: Parameter, level: object) -> str | None:
+    """``parameter.check(level)``, with the level it quotes first cut (:func:`quoted`)."""
+    problem = parameter.check(level)
+    if problem is not None and problem.startswith(repr(level)):
+        return quoted(level) + problem.removeprefix(repr(level))
+    return problem
+
+
+def check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[str, str]]:
+    """Problems of the factor and fixed names and values against the program's ``--describe``
+    (as far as the file's shape allows)."""
+    declared = [p.name for p in describe.parameters]
+    allowed = ", ".join(sorted(declared, key=str.lower)) or "(none)"
+    factors = raw.get("factors") if isinstance(raw.get("factors"), dict) else {}
+    fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
+    problems = []
+    for section, values in (("factors", factors), ("fixed", fixed)):
+        for name, value in values.items():
+            where = f"{section}.{clip(str(name))}"
+            parameter = describe.parameter(str(name))
+            if name in RESERVED_PARAMETERS:
+                problems.append((where, f"reserved: {RESERVED_PARAMETERS[name]}"))
+            elif parameter is None:
+                unknown = f"unknown parameter '{clip(str(name))}' of {describe.name}"
+                problems.append((where, f"{unknown}; allowed: {allowed}"))
+            elif section == "fixed" and name in factors:
+                problems.append(
+                    (where, f"'{name}' is also a factor; allowed: a parameter in one of both")
+                )
+            else:
+                levels = value if section == "factors" and isinstance(value, list) else [value]
+                problems += [
+                    (where, problem)
+                    for problem in dict.fromkeys(
+                        filter(None, (_level_problem(parameter, v) for v in levels))
+                    )
+                ]
+    for name, levels in factors.items():
+        if not isinstance(levels, list):
+            continue
+        if not levels:
+            problems.append((f"factors.{name}", "empty level list; allowed: one or more levels"))
+        seen: set[str] = set()
+        for level in levels:
+            text = value_text(level)
+            if text in seen:
+                problems.append(
+                    (
+                        f"factors.{name}",
+                        f"duplicate level {quoted(level)} (the program would get "
+                        f"--{name}={clip(text)} twice); allowed: distinct levels",
+                    )
+                )
+            seen.add(text)
+    return problems
+
+
+def check_analysis(design: Design) -> list[tuple[str, str]]:
+    """Problems of the ``analysis`` section: names of the design's factors and of numeric
+    summary fields."""
+    settings, describe = design.analysis, design.describe
+    factors = ", ".join(design.factors)
+    numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
+    problems = []
+    for response in settings.responses or ():
+        if response not in numeric:
+            problems.append(
+                (
+                    "analysis.responses",
+                    f"'{response}' is not a numeric summary field of {describe.name}; "
+                    f"allowed: {', '.join(numeric) or '(none)'}",
+                )
+            )
+    for factor in [*(settings.factors or ()), *([settings.by] if settings.by else [])]:
+        if factor not in design.factors:
+            problems.append(
+                (
+                    "analysis.by" if factor == settings.by else "analysis.factors",
+                    f"'{factor}' is not a factor of the design; allowed: {factors}",
+                )
+            )
+    if settings.by and settings.by in (settings.factors or ()):
+        problems.append(("analysis.by", f"'{settings.by}' is also in analysis.factors"))
+    if settings.theory is not None and settings.theory not in THEORIES:
+        problems.append(
+            (
+                "analysis.theory",
+                f"no theory '{settings.theory}'; allowed: {', '.join(sorted(THEORIES))}",
+            )
+        )
+    for i, trace in enumerate(settings.traces):
+        problems += _check_trace(f"analysis.traces[{i}]", trace, design)
+    for i, target in enumerate(design.precision.until if design.precision else ()):
+        if target.response not in numeric:
+            problems.append(
+                (
+                    f"replications.until[{i}].response",
+                    f"'{target.response}' is not a numeric summary field of {describe.name}; "
+                    f"allowed: {', '.join(numeric) or '(none)'}",
+                )
+            )
+    return problems
+
+
+def _numeric_factors(design: Design) -> list[str]:
+    """The design's factors whose levels are all numbers (not true/false)."""
+    return [
+        name
+        for name, levels in design.factors.items()
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in levels)
+    ]
+
+
+def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple[str, str]]:
+    """Problems of one trace: a table of the program, columns of it (numeric y; x a numeric
+    column, or with ``replications: mean`` a factor with numeric levels)."""
+    describe = design.describe
+    if trace.table not in describe.tables:
+        allowed = ", ".join(describe.tables) or "(none)"
+        return [(f"{where}.table", f"'{trace.table}' is not a table of {describe.name}; "
+                 f"allowed: {allowed}")]  # fmt: skip
+    columns = {c.name: c.type for c in describe.tables[trace.table]}
+    numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
+    problems = []
+    # a column of the table wins over a factor of the same name (the report draws it so)
+    if trace.x in design.factors and trace.x not in columns:
+        if trace.replications != "mean":
+            problems.append((f"{where}.replications", f"'{trace.replications}' with x a factor "
+                             f"({trace.x}); allowed: mean, or x a numeric column of table "
+                             f"{trace.table} ({', '.join(numeric)})"))  # fmt: skip
+        elif trace.x not in _numeric_factors(design):
+            problems.append((f"{where}.x", f"factor {trace.x} has levels that are not numbers; "
+                             f"allowed: a numeric column of table {trace.table} "
+                             f"({', '.join(numeric)}) or a factor with numeric levels "
+                             f"({', '.join(_numeric_factors(design)) or 'none'})"))  # fmt: skip
+    elif trace.x not in numeric:
+        factors = _numeric_factors(design) if trace.replications == "mean" else []
+        problems.append((f"{where}.x", f"'{trace.x}' is not a numeric column of table "
+                         f"{trace.table}" + (" nor a factor" if factors else "") + "; allowed: "
+                         + ", ".join(numeric + factors)))  # fmt: skip
+    for field, name, allowed in (
+        *(("y", y, numeric) for y in trace.y),
+        *((("series", trace.series, list(columns)),) if trace.series else ()),
+    ):
+        if name not in allowed:
+            problems.append(
+                (
+                    f"{where}.{field}",
+                    f"'{name}' is not a {'numeric ' if field != 'series' else ''}column of "
+                    f"table {trace.table}; allowed: {', '.join(allowed)}",
+                )
+            )
+    return problems

@@ -1,0 +1,291 @@
+"""Reading a design file: YAML with a key given once and aliases within bounds, pydantic's
+errors as one line each naming the field and what is allowed, the program found and asked for
+its ``--describe``, the design checked against it (:mod:`satsweep.design.checks`) and its size
+and random streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from satsweep.design.checks import check_analysis, check_parameters
+from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG
+from satsweep.design.schema import Design, DesignError, clip, quoted
+from satsweep.engine import Program, ProgramError
+from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.adapters import option_owners
+from satsweep.theory import THEORIES
+
+__all__ = ["MAX_ALIASED_NODES", "MAX_RUNS", "load_design"]
+
+#: The largest design (configurations x replications) satsweep takes without ``--max-runs``:
+#: plan, status and run cost time and memory in proportion to it.
+MAX_RUNS = 1_000_000
+
+
+class _Refused(yaml.YAMLError):
+    """A file the loader refuses; the message says why and what is allowed."""
+
+
+class _DuplicateKey(_Refused):
+    """A mapping that names a key twice (plain YAML keeps the last one, silently)."""
+
+
+#: The nodes YAML aliases (``*name``) may add to a design file, each alias counting as a copy
+#: of what it names: a "billion laughs" file of a few hundred bytes expands to 10^9 values.
+MAX_ALIASED_NODES = 10_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _expanded_nodes(root: yaml.Node) -> tuple[int, int]:
+    """(nodes of the document with every alias expanded, nodes it spells out), counted over
+    the composed nodes once each (an alias is the node it names, shared); _Refused for a node
+    that contains itself."""
+    sizes: dict[int, int] = {}
+    started: set[int] = set()
+    stack = [(root, False)]
+    while stack:  # depth first, without recursion: a file may nest deeply
+        node, children_done = stack.pop()
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in _children(node))
+            continue
+        if id(node) in sizes:
+            continue
+        if id(node) in started:  # started, not finished: an ancestor of itself
+            raise _Refused(
+                f"line {node.start_mark.line + 1}: an alias inside what it names (a recursive "
+                "structure); allowed: aliases to finished anchors"
+            )
+        started.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)], len(sizes)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (a key that a merge
+    ``<<:`` brings in may be given again: the mapping's own wins, as YAML says) and aliases
+    that add more than :data:`MAX_ALIASED_NODES` nodes."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._checked: set[int] = set()  # the mappings whose own keys were checked
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        expanded, spelled = _expanded_nodes(node)
+        if expanded - spelled > MAX_ALIASED_NODES:
+            raise _Refused(
+                f"aliases (*name) expand the file's {spelled} nodes to {expanded}; allowed: "
+                f"aliases adding at most {MAX_ALIASED_NODES} nodes"
+            )
+        return super().construct_document(node)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        # called for every mapping constructed and, before it is merged, every mapping of a
+        # merge: each mapping's own keys are checked once, before merged keys join them
+        if id(node) not in self._checked:
+            self._checked.add(id(node))
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE:
+                    continue
+                key = self.construct_object(key_node)
+                line = key_node.start_mark.line + 1
+                if not isinstance(key, str | int | float | bool):  # the base class refuses others
+                    continue
+                if key in seen:
+                    raise _DuplicateKey(
+                        f"line {line}: key '{clip(str(key))}' is given twice (first on line "
+                        f"{seen[key]}); allowed: each key once"
+                    )
+                seen[key] = line
+        super().flatten_mapping(node)
+
+
+_FIELD_HELP = {
+    "study": "a name of letters, digits, '.', '_', '-' (it names results/<study>/)",
+    "description": "text",
+    "program": "a program built by this project (e.g. satnet), a path to an executable "
+    "honouring the engine contract, relative to the sweep file, or an engine's adapter "
+    '(with its own keys; docs/engine-contract.md, "Engines as plug-ins")',
+    "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
+    "fixed": "a mapping of parameter -> one value",
+    "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "
+    "{response, halfwidth | relative}, over: effects | configurations}} (min >= 2)",
+    "base_seed": f"an integer from 1 to {MAX_RNG}",
+    "streams": "1 (run numbers of stores made before streams 2) or 2 (the default)",
+    "resources": "a mapping with mem_mb (an integer >= 1) and timeout_s (seconds > 0, each "
+    "run's time limit)",
+    "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
+    "the report's columns), by (a factor), theory (a theory's name) and traces (a list)",
+}
+#: The keys of ``analysis``, and what each takes.
+_ANALYSIS_HELP = {
+    "responses": "a list of numeric summary fields of the program",
+    "factors": "a list of the design's factors (the last makes the report's columns)",
+    "by": "a factor of the design",
+    "theory": f"the name of a theory: {', '.join(sorted(THEORIES)) or '(none)'}",
+    "traces": "a list of mappings with table, x, y, series, title and replications",
+}
+#: The keys of an entry of ``analysis.traces``, and what each takes.
+_TRACE_HELP = {
+    "table": "a table the program declares",
+    "x": "a numeric column of the table, or with replications: mean a factor with numeric levels",
+    "y": "a list of one or more numeric columns of the table",
+    "series": "a column of the table (one line per value)",
+    "title": "text",
+    "replications": "first (the first run of each configuration) or mean (the mean over the "
+    "replications, with its confidence interval)",
+}
+
+
+#: The keys of ``replications`` when it asks for precision, and what each takes.
+_PRECISION_HELP = {
+    "min": f"an integer from 2 to {MAX_REPLICATIONS} (the first round)",
+    "max": f"an integer from 2 to {MAX_REPLICATIONS}, at least min",
+    "until": "a target {response, halfwidth} or {response, relative}, or a list of them",
+    "over": "effects (every main effect, the default) or configurations (every mean)",
+}
+
+
+def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
+    """The help of the mapping that holds the field at ``loc``, and the field's key in it."""
+    if len(loc) >= 2 and loc[0] == "replications":
+        return _PRECISION_HELP, loc[1]
+    if len(loc) >= 4 and loc[:2] == ["analysis", "traces"]:
+        return _TRACE_HELP, loc[3]
+    if len(loc) >= 2 and loc[0] == "analysis":
+        return _ANALYSIS_HELP, loc[1]
+    return _FIELD_HELP, loc[0] if loc else ""
+
+
+def _field_name(loc: list[str | int]) -> str:
+    """A pydantic location as the messages name fields: ``factors.flavor.1``, but an entry of
+    ``analysis`` as :func:`_check_trace` names it, ``analysis.traces[0].y``."""
+    name = ""
+    for part in loc:
+        if isinstance(part, int) and loc[0] in ("analysis", "replications"):
+            name += f"[{part}]"
+        else:
+            name += f".{clip(str(part))}" if name else clip(str(part))
+    return name
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    """(field, message) of one pydantic error, with what is allowed."""
+    parts = list(error["loc"])
+    # a Level union reports one error per member type: keep the field, drop the type name
+    while parts and parts[-1] in ("bool", "int", "float", "str"):
+        parts.pop()
+    if parts and parts[0] == "precision":  # the file says replications: {min, max, until}
+        parts[0] = "replications"
+    loc = [str(part) for part in parts]
+    field = _field_name(parts) or "(top level)"
+    kind, message = error["type"], error["msg"].removeprefix("Value error, ")
+    top = loc[0] if loc else ""
+    helps, key = _field_help(loc)
+    if kind == "extra_forbidden":
+        return field, f"unknown field; allowed: {', '.join(helps)}"
+    if kind == "missing":
+        return field, f"missing; allowed: {helps.get(key, 'a value')}"
+    if kind == "value_error":
+        return field, message
+    if top in ("factors", "fixed") and len(loc) >= 2:
+        got = error.get("input")
+        return field, f"{quoted(got)} is not allowed; allowed: a string, a number or true/false"
+    got = error.get("input")
+    shown = f"{quoted(got)} is not allowed" if not isinstance(got, dict | list) else message
+    return field, f"{shown}; allowed: {helps.get(key, message)}"
+
+
+def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
+    """Reads and validates a sweep file; raises DesignError naming file, field and what is allowed.
+
+    The program the design names is found and asked for its ``--describe`` (cached per binary),
+    against which the factors and fixed parameters are checked. A design of more than
+    ``max_runs`` runs (None: no limit) is refused with its size before anything is expanded;
+    then every run's stream is checked to be its own (:meth:`Design.stream_clash`).
+    """
+    path = Path(path)
+    try:
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    except OSError as e:
+        raise DesignError(f"{path}: cannot read the sweep file: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise DesignError(
+            f"{path}: not a text file (byte {e.object[e.start]:#04x} at offset {e.start} is not "
+            "UTF-8); allowed: a YAML sweep design"
+        ) from None
+    except _Refused as e:
+        raise DesignError(f"{path}: {e}") from None
+    except RecursionError:  # the composer recurses once per level of nesting
+        raise DesignError(
+            f"{path}: nested too deeply to read; allowed: lists and mappings a few levels deep"
+        ) from None
+    except yaml.MarkedYAMLError as e:  # one line: where and what, without YAML's excerpt
+        mark = e.problem_mark or e.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        what = " ".join(" ".join(filter(None, (e.context, e.problem))).split())
+        raise DesignError(f"{path}: not valid YAML: {where}{what}") from None
+    except yaml.YAMLError as e:
+        raise DesignError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    if not isinstance(raw, dict):
+        raise DesignError(f"{path}: (top level): allowed: a mapping with {', '.join(_FIELD_HELP)}")
+    problems: list[tuple[str, str]] = []
+    if "replications_of" in raw:  # the rounds' own field (design.json), not a design's
+        problems.append(
+            ("replications_of", f"not a field of a design; allowed: {_FIELD_HELP['replications']}")
+        )
+    program = None
+    if isinstance(raw.get("program"), str) and raw["program"]:
+        adapter = find_adapter(raw["program"])
+        own = adapter.options.model_fields if adapter is not None else {}
+        if strange := [k for k in raw if k not in Design.model_fields and k not in own]:
+            owners = option_owners()  # another engine's key: say whose it is
+            problems += [
+                (k, f"for program: {' or '.join(owners[k])} only") for k in strange if k in owners
+            ]
+        try:
+            program = Program.find(raw["program"], path.absolute().parent, raw)
+        except ProgramError as e:
+            problems.append((e.field, str(e)))
+        except OSError as e:
+            problems.append(("program", f"cannot read '{raw['program']}': {e.strerror or e}"))
+    if program is not None:
+        problems += check_parameters(raw, program.description)
+    design = None
+    try:
+        design = Design.model_validate(raw)
+    except ValidationError as e:
+        said = {field for field, _ in problems}  # another engine's key, said once
+        problems += [p for p in map(_describe, e.errors()) if p[0] not in said]
+    if design is not None and program is not None:
+        design._executable = program
+        design._source = path.absolute()
+        problems += check_analysis(design)
+    if problems or design is None:
+        lines = [f"{path}: {field}: {message}" for field, message in problems]
+        raise DesignError("\n".join(dict.fromkeys(lines))) from None
+    if max_runs is not None and design.most_runs > max_runs:
+        most = design.most_runs // design.n_configurations
+        raise DesignError(
+            f"{path}: {design.n_configurations} configurations x "
+            f"{'up to ' if design.precision is not None else ''}{most} replications = "
+            f"{design.most_runs} runs is more than {max_runs}; allowed: a smaller design, or "
+            f"--max-runs {design.most_runs} to take it (time and memory grow with it)"
+        )
+    clash = design.stream_clash()
+    if clash is not None:
+        raise DesignError(f"{path}: {clash}")
+    return design

@@ -1,0 +1,394 @@
+"""The schema of a sweep design: a YAML file describing a full factorial design of a
+program's runs.
+
+A design names a study, the program that simulates it (docs/engine-contract.md), its factors
+(parameter -> list of levels), fixed parameters, the number of replications r and a base seed,
+and optionally what its analysis looks at::
+
+    study: goyal98-quick
+    description: the paper's 4 x 2 x 3 design on three links, scaled down
+    program: satnet
+    factors:
+      link: [wan, meo, geo]
+      flavor: [vanilla, reno, newreno, sack]
+      drop: [epd, sd]
+      bufferRtt: [0.5, 1, 2]
+    fixed:
+      clients: 20
+      simTime: 20
+    replications: 2
+    base_seed: 1
+    analysis: {responses: [efficiency, fairness], by: link, factors: [drop, flavor, bufferRtt]}
+
+The ``analysis`` section may also name the study's theory (``theory: barakat``, a name of
+:data:`satsweep.theory.THEORIES`, drawn beside the results) and ``traces``, figures of one of the
+program's tables, each ``{table, x, y: [columns], series, title, replications}`` (x and y
+numeric columns of the table, series any column of it: one line per value; replications
+``first``, the first run of each configuration, or ``mean``, the mean over its runs with a t
+interval, and with ``mean`` x may be a factor with numeric levels), e.g.
+``traces: [{table: cwnd, x: time, y: [cwnd, ssthresh], series: transfer}]`` or
+``traces: [{table: connections, x: pool, y: [throughput], series: connection, replications:
+mean}]``.
+
+:func:`~satsweep.design.load_design` validates a file against the schema and the program's
+``--describe`` (errors name the file, the field and what is allowed) and :meth:`Design.runs`
+expands it into the full factorial x r, each run with its ``config_id`` and random stream (see
+:func:`~satsweep.design.config_id` and :func:`~satsweep.design.rng_run`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, model_validator
+
+from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG, Configuration, Run, config_id
+from satsweep.engine import Description, Program, flags
+from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.description import STUDY_PATTERN
+
+__all__ = [
+    "MAX_QUOTED",
+    "AnalysisSettings",
+    "Design",
+    "DesignError",
+    "Precision",
+    "Resources",
+    "Target",
+    "TraceSettings",
+    "clip",
+    "quoted",
+]
+
+Level = StrictBool | int | float | str
+
+
+class DesignError(ValueError):
+    """A sweep file that cannot be run; the message names the file, the field and what is allowed."""
+
+
+#: The characters of a value or name from a file that a message quotes.
+MAX_QUOTED = 60
+
+
+def clip(text: str) -> str:
+    """Text from a file, as a message quotes it: cut to :data:`MAX_QUOTED` characters."""
+    return text if len(text) <= MAX_QUOTED else text[: MAX_QUOTED - 3] + "..."
+
+
+def quoted(value: object) -> str:
+    """``repr(value)`` for a message, cut (:func:`clip`): a value may be as large as its file."""
+    return clip(repr(value))
+
+
+class Resources(BaseModel):
+    """What one job (one configuration, its replications run one after the other) asks for."""
+
+    model_config = ConfigDict(extra="forbid")
+    mem_mb: int = Field(default=512, ge=1)
+    #: each run's time limit in wall seconds (None: none): a run past it is killed with its
+    #: process group and recorded as failed ("timed out after N s")
+    timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
+
+
+class TraceSettings(BaseModel):
+    """A figure of the report drawn from one of the program's tables: its ``y`` columns against
+    ``x``, one line per value of ``series`` (e.g. a transfer) if given. With ``replications:
+    first`` (the default) one panel per configuration, its first run's rows; with ``mean`` the
+    mean over the configuration's replications at each x with its t confidence interval (the
+    report's confidence). ``x`` is a numeric column of the table, or (with ``mean``) a factor of
+    the design with numeric levels: then one panel per configuration of the other factors, each
+    run's rows first averaged per series. A column of the table wins over a factor of the same
+    name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    table: str
+    x: str
+    y: list[str] = Field(min_length=1)
+    series: str | None = None
+    title: str = ""
+    replications: Literal["first", "mean"] = "first"
+
+
+class Target(BaseModel):
+    """A precision asked of one response: the largest confidence-interval half-width, absolute
+    (``halfwidth``, in the response's unit) or relative to the mean (``relative``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    response: str
+    halfwidth: float | None = Field(default=None, gt=0)
+    relative: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Target:
+        if (self.halfwidth is None) == (self.relative is None):
+            raise ValueError("give one of halfwidth (absolute) or relative")
+        return self
+
+
+class Precision(BaseModel):
+    """Replications until the confidence intervals are as narrow as asked: at least ``min``, at
+    most ``max`` per configuration; ``until`` the targets, applying to every main effect of the
+    analysis (``over: effects``) or to every configuration's mean (``over: configurations``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    min: int = Field(ge=2, le=MAX_REPLICATIONS)
+    max: int = Field(ge=2, le=MAX_REPLICATIONS)
+    until: list[Target] = Field(min_length=1)
+    over: Literal["effects", "configurations"] = "effects"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_target(cls, data: Any) -> Any:
+        # `until` may be one target or a list of them
+        if isinstance(data, dict) and isinstance(data.get("until"), dict):
+            return {**data, "until": [data["until"]]}
+        return data
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Precision:
+        if self.max < self.min:
+            raise ValueError(f"max {self.max} is below min {self.min}")
+        return self
+
+
+class AnalysisSettings(BaseModel):
+    """What the study's analysis and report look at by default (each may be given instead on
+    the command line): responses (summary fields), the factors in the order of the report's
+    tables (the last one makes the columns) and a factor to analyse per level of; the study's
+    theory (a name of :data:`satsweep.theory.THEORIES`), drawn beside the results; and the
+    traces, figures of the program's tables."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    responses: list[str] | None = Field(default=None, min_length=1)
+    factors: list[str] | None = Field(default=None, min_length=1)
+    by: str | None = None
+    theory: str | None = None
+    traces: list[TraceSettings] = Field(default_factory=list)
+
+
+class Design(BaseModel):
+    """A validated sweep design. Build it with :func:`load_design`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    study: str = Field(pattern=STUDY_PATTERN, max_length=100)
+    description: str = ""
+    program: str = Field(min_length=1)
+    # an adapter's design keys (satsweep.engine.adapters), as the file gives them: the
+    # adapter validates them; design.json records them as keys of their own
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
+    factors: dict[str, list[Level]] = Field(min_length=1)
+    fixed: dict[str, Level] = Field(default_factory=dict)
+    replications: int = Field(ge=1, le=MAX_REPLICATIONS)
+    # replications: {min, max, until}: rounds until the precision; replications is then the
+    # number of the current round (min at first)
+    precision: Precision | None = None
+    # a round of a campaign over configurations: the configurations (config_id) that have more
+    # replications than `replications`, with their own r; set by `satsweep run`, never by a file
+    replications_of: dict[str, int] = Field(default_factory=dict)
+    base_seed: int = Field(default=1, ge=1, le=MAX_RNG)
+    # how run numbers are derived (rng_run): 2, or 1 for the stores made before 2 existed
+    streams: Literal[1, 2] = 2
+    resources: Resources = Field(default_factory=Resources)
+    analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
+    _executable: Program | None = PrivateAttr(default=None)
+    _source: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _adapter_keys(cls, data: Any) -> Any:
+        """The keys of the design's adapter (``program:``) are its options, which it checks."""
+        if isinstance(data, dict) and "adapter_options" in data:
+            raise ValueError("adapter_options: not a field of a design")
+        adapter = find_adapter(data.get("program")) if isinstance(data, dict) else None
+        if adapter is None:
+            return data
+        keys = adapter.options.model_fields
+        given = {k: v for k, v in data.items() if k in keys}
+        return {k: v for k, v in data.items() if k not in keys} | {"adapter_options": given}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _precision(cls, data: Any) -> Any:
+        """``replications: {min, max, until}`` asks for precision: it starts at min."""
+        if isinstance(data, dict) and isinstance(data.get("replications"), dict):
+            asked = data["replications"]
+            start = asked.get("min") if isinstance(asked.get("min"), int) else 2
+            return {**data, "replications": start, "precision": asked}
+        return data
+
+    def with_replications(self, replications: int, of: dict[str, int] | None = None) -> Design:
+        """The same design with ``replications`` per configuration, or with ``of`` (config_id ->
+        r) for the configurations that have more (a round of a precision campaign), its file and
+        program kept."""
+        more = {cid: r for cid, r in (of or {}).items() if r > replications}
+        return self.model_copy(update={"replications": replications, "replications_of": more})
+
+    def replications_for(self, config_id: str) -> int:
+        """The replications of one configuration: its own in a round over configurations, else
+        ``replications``."""
+        return self.replications_of.get(config_id, self.replications)
+
+    @property
+    def most_replications(self) -> int:
+        """The replications of the configuration that has the most."""
+        return max([self.replications, *self.replications_of.values()])
+
+    def replications_text(self) -> str:
+        """The replications as a reader is told them: ``5``, or ``3..9`` when the
+        configurations have their own."""
+        most = self.most_replications
+        return f"{self.replications}" + (f"..{most}" if most > self.replications else "")
+
+    @property
+    def balanced(self) -> bool:
+        """Whether every configuration has the same replications (the factorial analysis needs
+        it; else it takes replications 1..``replications`` of each)."""
+        return not self.replications_of
+
+    @property
+    def source(self) -> Path:
+        """The design file (absolute), as :func:`load_design` read it."""
+        if self._source is None:
+            raise RuntimeError("a Design's file is set by load_design")
+        return self._source
+
+    @property
+    def executable(self) -> Program:
+        """The program the design names (resolved by :func:`load_design`)."""
+        if self._executable is None:
+            raise RuntimeError("a Design's program is resolved by load_design")
+        return self._executable
+
+    @property
+    def describe(self) -> Description:
+        """The program's ``--describe``."""
+        return self.executable.description
+
+    def iter_configurations(self) -> Iterator[Configuration]:
+        """The full factorial, first factor varying slowest, in the order of the file, one
+        configuration at a time (nothing else is kept in memory)."""
+        names = list(self.factors)
+        for index, levels in enumerate(itertools.product(*self.factors.values())):
+            params = {**dict(zip(names, levels, strict=True)), **self.fixed}
+            yield Configuration(index, config_id(params), params)
+
+    @cached_property
+    def configurations(self) -> list[Configuration]:
+        """Every configuration (:meth:`iter_configurations`), as a list."""
+        return list(self.iter_configurations())
+
+    def configuration(self, cid: str) -> Configuration:
+        """The configuration with this config_id."""
+        for config in self.iter_configurations():
+            if config.config_id == cid:
+                return config
+        raise KeyError(f"study {self.study} has no configuration {cid}")
+
+    def runs(self) -> Iterator[Run]:
+        """Every run: each configuration x replications 1..r."""
+        for config in self.iter_configurations():
+            yield from config.runs(self)
+
+    @property
+    def n_configurations(self) -> int:
+        """The number of configurations, from the factors' level counts (nothing expanded)."""
+        return math.prod(len(levels) for levels in self.factors.values())
+
+    @property
+    def n_runs(self) -> int:
+        more = sum(r - self.replications for r in self.replications_of.values())
+        return self.n_configurations * self.replications + more
+
+    @property
+    def most_runs(self) -> int:
+        """The runs the design may come to: configurations x r, or x max for a precision
+        campaign (what ``--max-runs`` is checked against)."""
+        most = self.precision.max if self.precision is not None else self.replications
+        return self.n_configurations * most
+
+    def stream_clash(self) -> str | None:
+        """None when every run has its own random stream, else which two runs share one.
+        With ``streams: 2`` distinct configurations have distinct streams by construction, so
+        only config_ids are compared (memory grows with the configurations); with
+        ``streams: 1`` every run number is."""
+        stream = self._executable.stream if self._executable is not None else None
+        if stream is not None:  # the program's own streams are fewer: each run's is checked
+            taken: dict[int, Run] = {}
+            for run in self.runs():
+                other = taken.setdefault(stream(run.run), run)
+                if other is not run:
+                    return (
+                        f"runs {other.config_id}/r{other.replication} and {run.config_id}/r"
+                        f"{run.replication} would get the same random stream of "
+                        f"{self.executable.name} (run numbers {other.run} and {run.run}); "
+                        "allowed: another base_seed"
+                    )
+            return None
+        if self.streams == 2:
+            seen: dict[str, int] = {}
+            for config in self.iter_configurations():
+                index = seen.setdefault(config.config_id, config.index)
+                if index != config.index:  # a 48-bit hash: rare, but the store would mix them
+                    other = next(itertools.islice(self.iter_configurations(), index, None))
+                    return (
+                        f"configurations {' '.join(flags(other.params))} and "
+                        f"{' '.join(flags(config.params))} "
+                        f"have the same config_id {config.config_id}; allowed: designs whose "
+                        "configurations have distinct ids (split this one into two studies)"
+                    )
+            return None
+        streams: dict[int, Run] = {}
+        for run in self.runs():
+            other = streams.setdefault(run.run, run)
+            if other is not run:
+                return (
+                    f"base_seed: {self.base_seed} gives runs {other.config_id}/r"
+                    f"{other.replication} and {run.config_id}/r{run.replication} the same "
+                    "random stream (--run, streams: 1); allowed: another base_seed, or "
+                    "streams: 2 in a new store"
+                )
+        return None
+
+    def parameters(self) -> list[str]:
+        """The design's parameters: its factors, then its fixed parameters."""
+        return [*self.factors, *self.fixed]
+
+    def resolved(self) -> dict[str, Any]:
+        """The design as the store records it: every field, defaults filled in (the program as
+        the file names it; the store records its path and hash beside it), and an adapter's
+        options as keys of their own, as the adapter records them: designs of other programs
+        hash as they always did."""
+        resolved = self.model_dump(mode="json", exclude={"adapter_options"})
+        adapter = find_adapter(self.program)
+        if adapter is not None:
+            resolved |= adapter.recorded(adapter.options.model_validate(self.adapter_options))
+        return resolved
+
+    def stream_option(self, key: str) -> Any:
+        """The value of the adapter's stream option ``key`` (given, else its default)."""
+        adapter = find_adapter(self.program)
+        assert adapter is not None
+        return adapter.recorded(adapter.options.model_validate(self.adapter_options))[key]
+
+    def with_options(self, **options: Any) -> Design:
+        """The same design with these adapter options, and its program made again with them."""
+        bound = self.model_copy(update={"adapter_options": {**self.adapter_options, **options}})
+        bound._source = self._source
+        base = self._source.parent if self._source is not None else Path.cwd()
+        bound._executable = Program.find(self.program, base, bound.adapter_options)
+        return bound
+
+    def sha256(self) -> str:
+        """The hash of :meth:`resolved` as canonical JSON: the same design file gives the same
+        hash wherever it and its program are."""
+        canonical = json.dumps(self.resolved(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
