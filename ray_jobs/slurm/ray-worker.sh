@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Ray worker node of a satsweep job (ray-cluster.sbatch runs it with srun on each node but the
-# first): `ray start --block` until the batch script's teardown stops it with SIGTERM.
+# first): `ray start --block` until the batch script's teardown stops it with SIGTERM; a start
+# that fails while the head answers (a slow node, below) is started again.
 #
 #   ray-worker.sh RAY ADDRESS TEMP_DIR LOG [ray start options ...] <TOKEN
 #
@@ -41,27 +42,57 @@ trap stopped TERM INT
 # Whether the head's GCS port answers (a refused or timed-out connect: it does not).
 head_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/${ADDRESS%:*}/${ADDRESS##*:}" 2>/dev/null; }
 
-"$RAY" start --address="$ADDRESS" --temp-dir="$TEMP_DIR" "$@" {TOKEN_FD}<&- &
-RAY_PID=$!
+# `ray start` may fail on a node that is only slow: Ray 2.60's raylet gives its dashboard agent
+# (a Python process) 15 s, not configurable, to write its port files, and aborts past that ("Timed
+# out waiting for file .../metrics_agent_port_..." in the node's raylet.out). On a busy node,
+# with every node's Ray and the driver starting at once, the agent's imports take longer (seen:
+# 15 s on both worker nodes of a 3-node job on 2 loaded cores). So while the head answers, a
+# `ray start` that ended is started again, up to START_TRIES starts; a failed start leaves no
+# process behind, and the next one gets fresh socket names in the same temp dir.
+START_TRIES=3
+starts=0
+start_ray() {
+  starts=$((starts + 1))
+  "$RAY" start --address="$ADDRESS" --temp-dir="$TEMP_DIR" "$@" {TOKEN_FD}<&- &
+  RAY_PID=$!
+}
+start_ray "$@"
 # Watch the head ourselves: Ray's own worker node may keep waiting for a lost head for minutes.
 # The head is gone after MISSES failed connects CHECK_S apart; sleeping in the background keeps
-# the TERM trap prompt.
+# the TERM trap prompt. The watch goes on whatever this node's Ray does (also after its last
+# failed start): while any worker step lives, a lost head ends the job instead of leaving it
+# RUNNING with no batch script.
 CHECK_S=5
 MISSES=3
 misses=0
-while kill -0 "$RAY_PID" 2>/dev/null && [ "$misses" -lt "$MISSES" ]; do
+while [ "$misses" -lt "$MISSES" ]; do
   sleep "$CHECK_S" &
   wait $!
-  if head_answers; then misses=0; else misses=$((misses + 1)); fi
+  if ! head_answers; then
+    misses=$((misses + 1))
+    continue
+  fi
+  misses=0
+  if [ -n "$RAY_PID" ] && ! kill -0 "$RAY_PID" 2>/dev/null; then
+    wait "$RAY_PID"
+    code=$?
+    RAY_PID=""
+    said="ray start on $(hostname) ended with $code (start $starts of $START_TRIES) while the"
+    said+=" head at $ADDRESS answers"
+    if [ "$starts" -lt "$START_TRIES" ]; then
+      echo "$said: starting it again" >&2
+      start_ray "$@"
+    else
+      # The job goes on without this node's Ray (wait-for-ray ends it if its CPUs never came).
+      echo "$said: no Ray on this node; still watching the head" >&2
+    fi
+  fi
 done
-if [ "$misses" -lt "$MISSES" ] && head_answers; then
+if [ -n "$RAY_PID" ]; then
+  kill -TERM "$RAY_PID" 2>/dev/null
   wait "$RAY_PID"
-  echo "ray start on $(hostname) ended with $?; the head at $ADDRESS still answers" >&2
-  exit 1  # only this worker failed; the job goes on without it
+  RAY_PID=""
 fi
-kill -TERM "$RAY_PID" 2>/dev/null
-wait "$RAY_PID"
-RAY_PID=""
 message="error: the Ray head at $ADDRESS is gone (no answer from $(hostname) for about"
 message+=" $((CHECK_S * MISSES)) s): the job's first node, which ran the head and the driver,"
 message+=" failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the finished runs are in"
