@@ -1,19 +1,35 @@
-"""Shared fixtures: the repository, the built satnet program (./setup.sh builds and installs
-it), a local Slurm."""
+"""Shared fixtures and the markers' meaning: a test marked with what it needs (pyproject.toml's
+markers: programs, omnetpp, root, cluster) is skipped when this machine lacks it, saying what
+provides it, and fails instead under CI=true (.ci/run), where everything must run."""
 
 from __future__ import annotations
 
-import subprocess
+import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from satsweep.engine import USAGE_ERROR, Program
+from satsweep.engine import Program
+from tests.support import REPO, needs
+from tests.support.slurm import (
+    local_cluster,
+    running_daemons,
+    start_three_nodes,
+    stop_and_check_nothing_left,
+)
 
-#: The repository (the tests use its sweeps, scripts and build tree).
-REPO = Path(__file__).resolve().parent.parent
-BUILD = REPO / "sim" / "build"
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before any fixture of the test is set up: its markers' needs, checked."""
+    for marker in item.iter_markers():
+        check = needs.MISSING.get(marker.name)
+        missing = check() if check else ""
+        if missing:
+            said = f"needs {marker.name}: {missing}"
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"{said} (CI=true: nothing may be skipped)", pytrace=False)
+            pytest.skip(said)
 
 
 @pytest.fixture(scope="session")
@@ -22,62 +38,12 @@ def satnet() -> Program:
     return Program.find("satnet", REPO)
 
 
-def run_satnet_cli(*flags: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Runs satnet with raw command-line flags and captures its output."""
-    path = Program.find("satnet", REPO).path
-    return subprocess.run([str(path), *flags], capture_output=True, text=True, cwd=cwd)
-
-
-def assert_usage_error(program: Program, flags: str, allowed: str, directory: Path) -> None:
-    """Runs ``program`` with ``flags`` (space-separated) and ``--out`` into the empty
-    ``directory``: it must exit 2 with one line naming the last flag and ``allowed``, and write
-    nothing."""
-    proc = subprocess.run(
-        [str(program.path), *flags.split(), f"--out={directory / 'r.json'}"],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == USAGE_ERROR
-    line = proc.stderr.strip()
-    assert "\n" not in line and flags.split()[-1].split("=")[0] in line and allowed in line, line
-    assert list(directory.iterdir()) == []
-
-
-SLURM_SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
-SLURM_DAEMONS = ("slurmctld", "slurmd", "munged", "slurmstepd")
-
-
-def running_daemons() -> dict[str, list[str]]:
-    """Slurm and munge processes on this machine, by name (pgrep -x: exact process names)."""
-    found = {}
-    for name in SLURM_DAEMONS:
-        proc = subprocess.run(["pgrep", "-x", name], capture_output=True, text=True)
-        if proc.stdout.split():
-            found[name] = proc.stdout.split()
-    return found
-
-
-def _local_cluster(*args: str, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(SLURM_SCRIPT), *args], capture_output=True, text=True, timeout=timeout
-    )
-
-
-def _start_slurm() -> None:
-    proc = _local_cluster("start", timeout=300)
-    if proc.returncode != 0:
-        pytest.fail(
-            f"local-cluster.sh start failed; these tests need it:\nexit {proc.returncode}\n"
-            f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-        )
-
-
 @pytest.fixture(scope="session")
 def _slurm_session() -> Iterator[None]:
     """Stops the local Slurm (jobs cancelled) at the end of a session that used it, so a test
     run leaves no Slurm or munge daemon behind (also one started before the tests)."""
     yield
-    stop = _local_cluster("stop", "--cancel-jobs", timeout=120)
+    stop = local_cluster("stop", "--cancel-jobs", timeout=120)
     assert stop.returncode == 0, f"exit {stop.returncode}\n{stop.stdout}\n{stop.stderr}"
     left = running_daemons()
     assert not left, f"left running after stop: {left}"
@@ -87,8 +53,24 @@ def _slurm_session() -> Iterator[None]:
 def slurm(_slurm_session) -> Iterator[None]:
     """A running local single-node Slurm (local-cluster.sh) for each module that asks for it,
     stopped at the end of the session. Started per module (`start` is idempotent: ~0.2 s when
-    it already runs), not once per session, because another module (tests/test_slurm_nodes.py)
-    may stop it to run its 3-node cluster. Installing the packages from nothing takes ~13 s
-    (plus apt-get update on a fresh machine)."""
-    _start_slurm()
+    it already runs), not once per session, because another module (`nodes3`) may stop it to
+    run its 3-node cluster. Installing the packages from nothing takes ~13 s (plus apt-get
+    update on a fresh machine)."""
+    proc = local_cluster("start", timeout=300)
+    if proc.returncode != 0:
+        pytest.fail(
+            f"local-cluster.sh start failed; these tests need it:\nexit {proc.returncode}\n"
+            f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
     yield
+
+
+@pytest.fixture(scope="module")
+def nodes3() -> Iterator[dict]:
+    """Three Slurm nodes of this machine (local-cluster.sh start --nodes 3), after stopping the
+    session's single-node cluster if it runs; at the end stopped, checking that none of their
+    namespaces, links or daemons is left. Yields the namespaces and links there were before."""
+    before = start_three_nodes()
+    yield before
+    seconds = stop_and_check_nothing_left(before["netns"], before["links"])
+    print(f"stop (fixture): {seconds:.2f} s")

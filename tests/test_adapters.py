@@ -17,7 +17,7 @@ import pytest
 
 from satsweep.engine.adapters import GROUP, adapters
 from satsweep.engine.omnetpp import OmnetppAdapter
-from tests.conftest import REPO
+from tests.support import REPO
 
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
 

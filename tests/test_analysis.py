@@ -214,6 +214,8 @@ def smoke_results(satnet: object, tmp_path_factory: pytest.TempPathFactory) -> P
     return results
 
 
+@pytest.mark.programs
+@pytest.mark.slow
 def test_readme_recipe_on_a_real_store(
     smoke_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

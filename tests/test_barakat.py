@@ -11,7 +11,10 @@ import pytest
 from satsweep import cli
 from satsweep.engine import Program
 from satsweep.theory import barakat as theory
-from tests.conftest import REPO, assert_usage_error
+from tests.support import REPO
+from tests.support.programs import assert_usage_error
+
+pytestmark = pytest.mark.programs
 
 LONG_FILE = 5000  # packets: long enough for slow start to reach the overflow at every B here
 

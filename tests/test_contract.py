@@ -14,7 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import REPO
+from tests.support import REPO
+
+# satsweep built and installed by pip, then an 18-run sweep through it
+pytestmark = pytest.mark.slow
 
 DESIGN = """\
 study: queue

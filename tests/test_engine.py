@@ -123,6 +123,7 @@ def test_a_describe_that_breaks_the_contract_is_refused(tmp_path, change, words)
     assert "--describe" in str(error.value) and words in str(error.value), str(error.value)
 
 
+@pytest.mark.programs
 def test_describe_is_asked_once_per_binary_and_once_per_process_of_a_script(tmp_path, satnet):
     """A binary's --describe is cached by its hash; a script's is not (a wrapper keeps its
     hash when the program it runs is rebuilt)."""

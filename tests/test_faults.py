@@ -20,6 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from tests.support.processes import in_sessions
+from tests.support.sweeps import MM1, on_a_full_disk
 
 
 @pytest.fixture
@@ -130,9 +132,6 @@ fixed:
   customers: 20
 replications: 1
 """
-
-
-MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
 
 
 @pytest.fixture
@@ -442,6 +441,7 @@ def test_one_damaged_study_does_not_hide_the_others(results, capsys):
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
+@pytest.mark.root
 def test_a_results_folder_the_user_cannot_write(tmp_path_factory, pristine):
     """As a user who may read but not write the results folder (setpriv, uid nobody; the
     tests run as root, as CI does)."""
@@ -489,24 +489,16 @@ def start_run(design: Path, results: Path, background: bool = False) -> subproce
         )  # fmt: skip
 
 
-def wait_for_runs(store: Path, n: int, timeout: float = 120) -> None:
+def wait_for_runs(run: subprocess.Popen, store: Path, n: int, timeout: float = 120) -> None:
+    """Waits until ``n`` runs are in ``store``; fails at once, with what it said, if the
+    `satsweep run` ``run`` (start_run's) ended before, instead of waiting out the timeout."""
     deadline = time.monotonic() + timeout
     while len(list(store.glob("runs/*/r*.record.json"))) < n:
+        if run.poll() is not None:
+            said = Path(f"{store.parent}.err").read_text()
+            pytest.fail(f"satsweep run exited {run.returncode} before {n} runs:\n{said}")
         assert time.monotonic() < deadline, "the sweep did not get going"
         time.sleep(0.05)
-
-
-def processes_of(session: int) -> list[int]:
-    """Processes still alive in a process session (satsweep's: Snakemake, jobs, programs)."""
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.getsid(int(entry.name)) == session:
-                    alive.append(int(entry.name))
-            except ProcessLookupError:
-                continue
-    return alive
 
 
 @pytest.mark.parametrize(
@@ -519,14 +511,14 @@ def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys, backgr
     design.write_text(SLOW.format(program=MM1))
     results = tmp_path / "results"
     proc = start_run(design, results, background)
-    wait_for_runs(results / "toy", 3)
+    wait_for_runs(proc, results / "toy", 3)
     proc.send_signal(stop)
     proc.wait(timeout=60)
     err = Path(f"{results}.err").read_text()
     assert proc.returncode == 130, err
     assert "satsweep run: error: interrupted: Snakemake stopped; finished runs are kept" in err
     time.sleep(0.5)
-    assert processes_of(proc.pid) == []  # no Snakemake, job or program left behind
+    assert in_sessions({proc.pid}) == []  # no Snakemake, job or program left behind
     kept = {p: p.stat().st_mtime_ns for p in (results / "toy").glob("runs/*/r*.record.json")}
     assert 3 <= len(kept) < 8
     capsys.readouterr()
@@ -543,7 +535,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path, capsys):
     design.write_text(SLOW.format(program=MM1))
     results = tmp_path / "results"
     first = start_run(design, results)
-    wait_for_runs(results / "toy", 1)
+    wait_for_runs(first, results / "toy", 1)
     capsys.readouterr()
     assert cli.main(["run", str(design), "--results", str(results), "--cores", "1"]) == 1
     assert "another satsweep run is using" in capsys.readouterr().err
@@ -554,14 +546,11 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path, capsys):
     assert len(keys) == len(set(keys)) == 8  # every run once
 
 
+#: After tests/support/sweeps.py's FULL_DISK (run, fill).
 FULL_DISK = """\
-set -u
-mount -t tmpfs -o size=16m tmpfs "$DIR"
-run() { "$PY" -m satsweep.cli run toy.yaml --results "$DIR/results" --cores 2 >"$DIR/out" 2>&1; }
 tables() { sha256sum "$DIR"/results/toy/*.parquet | sed 's|  .*/| |' | tr '\\n' ' '; echo; }
 run; echo "first $?"; tables
-avail=$(df --output=avail -B1 "$DIR" | tail -n 1)
-dd if=/dev/zero of="$DIR/filler" bs=4096 count=$(( (avail - 200000) / 4096 )) 2>/dev/null
+fill
 run; echo "full $?"; tables
 ls -a "$DIR/results/toy" | tr '\\n' ' '; echo
 grep -h "compaction failed" "$DIR/results/toy/logs/collect.log"
@@ -570,20 +559,14 @@ run; echo "again $?"; tables
 """
 
 
+@pytest.mark.root
+@pytest.mark.slow
 def test_a_disk_filling_up_during_compaction_keeps_the_tables(tmp_path):
     """A small tmpfs in a mount namespace of its own (unshare -m): the sweep fills it, then all
     but 200 kB is taken and the sweep run again (compaction always runs): the 350 kB table
     cannot be written."""
-    (tmp_path / "mnt").mkdir()
-    (tmp_path / "toy.yaml").write_text(
-        TOY.format(program=MM1).replace("customers: 20", "customers: 20000")
-    )
-    (tmp_path / "full.sh").write_text(FULL_DISK)
-    env = {**os.environ, "DIR": str(tmp_path / "mnt"), "PY": sys.executable}
-    proc = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "bash", "full.sh"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180,
-    )  # fmt: skip
+    design = TOY.format(program=MM1).replace("customers: 20", "customers: 20000")
+    proc = on_a_full_disk(tmp_path, design, FULL_DISK, timeout=180)
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0 and lines[0] == "first 0", proc.stdout + proc.stderr
     assert lines[2] == "full 1"  # the sweep says it failed

@@ -21,15 +21,15 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from satsweep import cli
 from satsweep.cluster import submit
 from satsweep.design import load_design
-from tests.conftest import REPO
+from tests.support import REPO
+from tests.support.processes import mentioning
+from tests.support.sweeps import sweep_file
 
 SBATCH = REPO / "ray_jobs" / "slurm" / "ray-cluster.sbatch"
-NORMAL = REPO / "tests" / "programs" / "normal.py"
 JOB_TIMEOUT = 150
 TOKEN_AT = re.compile(r"Ray token at (/proc/\d+/fd/\d+)")
 
@@ -100,20 +100,6 @@ def test_teardown_names_only_its_own_jobs_processes():
 # -- on the local Slurm -------------------------------------------------------------------------
 
 
-def sweep_file(tmp_path: Path, study: str, replications: int, delay: float) -> Path:
-    design = {
-        "study": study,
-        "program": str(NORMAL),
-        "factors": {"a": ["lo", "hi"], "b": [1, 2, 3]},
-        "fixed": {"delay": delay},
-        "replications": replications,
-        "base_seed": 5,
-    }
-    path = tmp_path / f"{study}-{replications}.yaml"
-    path.write_text(yaml.safe_dump(design, sort_keys=False))
-    return path
-
-
 def submit_job(sweep: Path, results: Path) -> str:
     assert cli.main(["submit", str(sweep), "--results", str(results), "--nodes", "1"]) == 0
     return str(submit.recorded_jobs(load_design(sweep), results)[-1]["job_id"])
@@ -159,20 +145,11 @@ def read_text(path: Path) -> str:
 
 def job_pids(job_id: str, *texts: str) -> list[int]:
     """Processes (not this one) whose command line names the job's Ray temp dirs or ``texts``."""
-    marks = [f"/tmp/satsweep-ray-{job_id}/", f"/tmp/satsweep-ray-{job_id} ", *texts]
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if any(mark in cmd + " " for mark in marks):
-            found.append(int(entry.name))
-    return found
+    return list(mentioning(f"/tmp/satsweep-ray-{job_id}/", f"/tmp/satsweep-ray-{job_id} ", *texts))
 
 
+@pytest.mark.cluster
+@pytest.mark.slow
 def test_token_is_nowhere_sql_reads_and_other_jobs_survive_the_teardown(slurm, tmp_path):
     """While the job runs, no file under the results holds its token and `satsweep sql` reads
     neither the token's old place (the job's directory under the store) nor its new one; the
@@ -211,6 +188,8 @@ def test_token_is_nowhere_sql_reads_and_other_jobs_survive_the_teardown(slurm, t
         other.wait()
 
 
+@pytest.mark.cluster
+@pytest.mark.slow
 def test_token_is_gone_when_the_batch_script_is_killed(slurm, tmp_path):
     """SIGKILL to the batch script (no teardown runs): its token path vanishes with it, and no
     file under the results, Ray's temp dirs left behind, /tmp or /dev/shm holds the token."""

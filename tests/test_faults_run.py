@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
-
-MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
+from tests.support.processes import processes
+from tests.support.sweeps import MM1, on_a_full_disk
 
 TOY = """\
 study: toy
@@ -82,18 +82,14 @@ def processes_under(folder: Path) -> dict[int, str]:
     """Live processes (pid -> command line) that work in ``folder`` or name it: a sweep's
     Snakemake, jobs and programs, in whatever session or process group they are."""
     found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
+    for process in processes():
         try:
-            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            cwd = os.readlink(entry / "cwd")
+            cwd = os.readlink(f"/proc/{process.pid}/cwd")
         except OSError:
             continue
-        if str(folder) in command or cwd == str(folder) or cwd.startswith(f"{folder}/"):
-            found[int(entry.name)] = command
+        named = str(folder) in process.cmdline or cwd == str(folder) or cwd.startswith(f"{folder}/")
+        if named and process.state != "Z":
+            found[process.pid] = process.cmdline
     return found
 
 
@@ -275,32 +271,25 @@ def test_a_manifest_dated_in_the_future_does_not_fail_later_runs(tmp_path, capsy
         assert "toy: 2/2 runs done (0 now, 2 before)" in capsys.readouterr().err
 
 
+#: After tests/support/sweeps.py's FULL_DISK (run, fill).
 FULL_DISK = """\
-set -u
-mount -t tmpfs -o size=16m tmpfs "$DIR"
-run() { "$PY" -m satsweep.cli run toy.yaml --results "$DIR/results" --cores 2 >"$DIR/out" 2>&1; }
 run; echo "first $?"
-avail=$(df --output=avail -B1 "$DIR" | tail -n 1)
-dd if=/dev/zero of="$DIR/filler" bs=4096 count=$(( (avail - 200000) / 4096 )) 2>/dev/null
+fill
 run; echo "full $?"
 tr '\\n' ' ' <"$DIR/out"; echo
 "$PY" -m satsweep.cli status toy.yaml --results "$DIR/results" | tr '\\n' ' '; echo
 """
 
 
+@pytest.mark.root
+@pytest.mark.slow
 def test_a_full_disk_is_named_by_run_and_status(tmp_path):
     """As test_a_disk_filling_up_during_compaction_keeps_the_tables (a 16 MB tmpfs of a mount
     namespace of its own): the cause was only in logs/collect.log."""
-    (tmp_path / "mnt").mkdir()
-    (tmp_path / "toy.yaml").write_text(
-        TOY.format(program=MM1, loads="[0.3, 0.6]").replace("customers: 20", "customers: 20000")
+    design = TOY.format(program=MM1, loads="[0.3, 0.6]").replace(
+        "customers: 20", "customers: 20000"
     )
-    (tmp_path / "full.sh").write_text(FULL_DISK)
-    env = {**os.environ, "DIR": str(tmp_path / "mnt"), "PY": sys.executable}
-    proc = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "bash", "full.sh"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=240,
-    )  # fmt: skip
+    proc = on_a_full_disk(tmp_path, design, FULL_DISK, timeout=240)
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0 and lines[:2] == ["first 0", "full 1"], proc.stdout + proc.stderr
     said = "store not written: compaction failed, the previous tables are kept: "

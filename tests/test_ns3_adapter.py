@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from satsweep.engine.ns3 import _inferred, print_help
-from tests.conftest import REPO
+from tests.support import REPO
 
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
 
@@ -172,6 +172,9 @@ def cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.programs
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_its_parameters_come_from_print_help_as_declared(study):
     recorded = json.loads((study / "results" / "echo" / "design.json").read_text())
     parameters = {p["name"]: p for p in recorded["describe"]["parameters"]}
@@ -183,6 +186,9 @@ def test_its_parameters_come_from_print_help_as_declared(study):
     assert parameters["delay"]["help"] == "the link's one-way delay"
 
 
+@pytest.mark.programs
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_runs_land_with_the_summary_and_table_it_printed_and_wrote(study):
     runs = study / "results" / "echo" / "runs.parquet"
     rows = duckdb.sql(
@@ -208,6 +214,9 @@ def test_runs_land_with_the_summary_and_table_it_printed_and_wrote(study):
     assert gap["20ms"] - gap["2ms"] == pytest.approx(2 * 0.018, abs=0.002)
 
 
+@pytest.mark.programs
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_analyze_and_report_name_its_factors(study):
     analyzed = cli(study, "analyze", "echo")
     assert analyzed.returncode == 0, analyzed.stderr
@@ -217,6 +226,9 @@ def test_analyze_and_report_name_its_factors(study):
     assert "dataRate" in (study / "results" / "echo" / "report" / "report.md").read_text()
 
 
+@pytest.mark.programs
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize(
     ("declaration", "said"),
     [

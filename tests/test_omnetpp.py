@@ -16,20 +16,14 @@ import pytest
 
 from satsweep.design import DesignError, load_design
 from satsweep.engine import USAGE_ERROR, Program
-from satsweep.engine.omnetpp import OmnetppAdapter, installation
-from tests.conftest import REPO
+from satsweep.engine.omnetpp import OmnetppAdapter
+from tests.support import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "omnetpp-dumbbell"
 INI = EXAMPLE / "omnetpp.ini"
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _omnetpp_installed() -> None:
-    try:
-        installation()
-    except ValueError as e:
-        pytest.fail(f"these tests need OMNeT++: {e}")
+pytestmark = pytest.mark.omnetpp
 
 
 @pytest.fixture(scope="module")

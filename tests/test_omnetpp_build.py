@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support import REPO
 
 BUILD = REPO / "omnetpp" / "build.sh"
 

@@ -25,7 +25,9 @@ import pytest
 
 from satsweep.engine import omnetpp as adapter
 from satsweep.store import Store
-from tests.conftest import REPO
+from tests.support import REPO
+
+pytestmark = [pytest.mark.omnetpp, pytest.mark.slow]
 
 SECTION = (
     (REPO / "docs" / "omnetpp.md")
@@ -63,10 +65,6 @@ def digest(folder: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def walked(tmp_path_factory) -> Path:
     """The walkthrough done, steps 1 to 3; its folder."""
-    try:
-        adapter.installation()
-    except adapter.OmnetppError as e:
-        pytest.fail(f"this test needs OMNeT++: {e}")
     assert [language for language, _ in BLOCKS] == ["sh", "yaml", "sh", "sh"]
     folder = tmp_path_factory.mktemp("byo")
     assert not folder.resolve().is_relative_to(REPO.resolve())

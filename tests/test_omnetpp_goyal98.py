@@ -14,8 +14,8 @@ from scipy.stats import t
 
 from satsweep.design import load_design
 from satsweep.engine import Program
-from satsweep.engine.omnetpp import OmnetppAdapter, installation
-from tests.conftest import REPO
+from satsweep.engine.omnetpp import OmnetppAdapter
+from tests.support import REPO
 
 INI = REPO / "omnetpp" / "goyal98" / "omnetpp.ini"
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
@@ -31,13 +31,11 @@ GIVEN_OR_NOT = {"bufferRtt": 1.0, "bottleneckRate": 45e6}
 
 @pytest.fixture(scope="module")
 def goyal98() -> Program:
-    try:
-        installation()
-    except ValueError as e:
-        pytest.fail(f"these tests need OMNeT++: {e}")
     return OmnetppAdapter.study(INI, "Goyal98")
 
 
+@pytest.mark.omnetpp
+@pytest.mark.programs
 def test_parameters_and_summary_are_satnets(goyal98, satnet):
     """The same design runs on either engine by changing program: the names, kinds, choices
     and defaults are satnet's."""
@@ -53,6 +51,8 @@ def test_parameters_and_summary_are_satnets(goyal98, satnet):
     assert set(summary) == {f.name for f in satnet.description.summary} - SATNET_ONLY_SUMMARY
 
 
+@pytest.mark.omnetpp
+@pytest.mark.programs
 @pytest.mark.parametrize("check", ["goyal98-engines", "goyal98-engines-links"])
 def test_the_engines_design_is_the_ns3_one_without_the_tcp_model(check):
     ns3 = load_design(REPO / "sweeps" / f"{check}-ns3.yaml")
@@ -61,6 +61,7 @@ def test_the_engines_design_is_the_ns3_one_without_the_tcp_model(check):
     assert {k: v for k, v in ns3.factors.items() if k != "tcpModel"} == omnetpp.factors
 
 
+@pytest.mark.omnetpp
 def test_one_bulk_connection_fills_the_trunk_to_its_cell_capacity(goyal98):
     """A 1072 B datagram (MSS 1024 + 40 B headers + 8 B LLC/SNAP) is 23 cells: C = 45 Mbit/s x
     1024 / (23 x 53) = 37.80 Mbit/s, and one bulk connection (window 65535 B > the WAN's
@@ -79,6 +80,7 @@ def test_one_bulk_connection_fills_the_trunk_to_its_cell_capacity(goyal98):
     assert s["fairness"] == 1.0 and s["offered_bps"] is None
 
 
+@pytest.mark.omnetpp
 @pytest.mark.parametrize("drop", ["epd", "sd", "tail"])
 def test_a_small_buffer_drops_by_the_policy(goyal98, drop):
     """Eight bulk connections into 100 cells: EPD and SD refuse whole 23-cell frames at the
@@ -130,6 +132,8 @@ def run_study(tmp_path: Path, study: str, program: str) -> Path:
     return tmp_path / "results" / study / "runs.parquet"
 
 
+@pytest.mark.omnetpp
+@pytest.mark.slow
 def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
     """goyal98 (WWW load) through `satsweep run` on OMNeT++: the store holds every run with
     the resolved parameters, and `satsweep analyze` gives the effects."""
@@ -153,6 +157,9 @@ def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
     assert "flavor" in analyzed.stdout and "efficiency" in analyzed.stdout
 
 
+@pytest.mark.omnetpp
+@pytest.mark.programs
+@pytest.mark.slow
 def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
     """The tiny design on both engines, compared by analysis/goyal98-engines*.sql as
     omnetpp/README.md runs them: one row per configuration, one per workload."""
@@ -184,6 +191,7 @@ def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
     assert overall[4] == pytest.approx(sum(r[9] for r in cells) / 4, abs=2e-4)
 
 
+@pytest.mark.omnetpp
 def test_a_fast_retransmit_after_a_timeout_with_sack_runs_past_inet_s_empty_chunk():
     """The run that met INET 4.5's empty chunk under `omnetpp_seeds: run` (SACK, SD,
     replication 1 of the tiny design; omnetpp/README.md, "An INET defect, mended"): a fast

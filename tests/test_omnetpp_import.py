@@ -21,7 +21,6 @@ from satsweep.design import load_design
 from satsweep.engine.omnetpp import (
     OmnetppAdapter,
     Declaration,
-    OmnetppError,
     OmnetppStudy,
     installation,
     option_value,
@@ -34,22 +33,10 @@ from satsweep.engine.omnetpp_import import (
     summary_candidates,
     table_candidates,
 )
-from tests.conftest import REPO
+from tests.support import REPO
 
 DUMBBELL = REPO / "docs" / "examples" / "omnetpp-dumbbell"
 
-
-def _omnetpp_missing() -> str:
-    """Why OMNeT++ cannot be used ('' when it can): no .venv/omnetpp.env of
-    `./setup.sh --with-omnetpp` and no OMNETPP_ROOT and INET_ROOT."""
-    try:
-        installation()
-    except OmnetppError as e:
-        return str(e)
-    return ""
-
-
-needs_omnetpp = pytest.mark.skipif(bool(_omnetpp_missing()), reason=_omnetpp_missing())
 
 #: Ini files of the comparison with OMNeT++: lists, ranges with step, units, several variables,
 #: repeat, inheritance (a variable in a base configuration and in General).
@@ -349,7 +336,7 @@ def omnetpp_runs(ini: Path, config: str) -> list[dict[str, object]]:
     return runs
 
 
-@needs_omnetpp
+@pytest.mark.omnetpp
 @pytest.mark.parametrize("name", list(INIS))
 def test_the_design_runs_what_opp_runall_runs(tmp_path, name):
     ini = write_ini(tmp_path, INIS[name])
@@ -372,7 +359,7 @@ def test_the_design_runs_what_opp_runall_runs(tmp_path, name):
     assert ours == theirs
 
 
-@needs_omnetpp
+@pytest.mark.omnetpp
 def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_path):
     model = tmp_path / "model"
     model.mkdir()

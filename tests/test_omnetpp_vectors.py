@@ -29,7 +29,7 @@ from satsweep.engine.omnetpp import (
     summarize,
     table_rows,
 )
-from tests.conftest import REPO
+from tests.support import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "omnetpp-dumbbell"
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
@@ -73,10 +73,7 @@ tables:
 
 
 def scavetool() -> Path:
-    try:
-        return installation()[0] / "bin" / "opp_scavetool"
-    except ValueError as e:
-        pytest.fail(f"these tests need OMNeT++: {e}")
+    return installation()[0] / "bin" / "opp_scavetool"
 
 
 def study_with(tmp_path: Path, extra: str) -> Path:
@@ -173,6 +170,7 @@ def test_a_bad_declaration_exits_2_naming_the_field(
 RUN_HEADER = "version 3\nrun General-0-20260101-00:00:00-1\nattr configname General\n\n"
 
 
+@pytest.mark.omnetpp
 def test_vectors_are_read_by_name_and_binned(tmp_path: Path) -> None:
     """Bins of 0.1 s: 0.3 (on a boundary) is in the bin starting at 0.3, a bin without samples
     has no row, a bin's value is the mean of its samples, NaN is null; names with the filter's
@@ -229,6 +227,7 @@ def test_vectors_are_read_by_name_and_binned(tmp_path: Path) -> None:
         table_rows("q", nothing, vectors)
 
 
+@pytest.mark.omnetpp
 def test_statistic_fields_are_read_as_opp_scavetool_gives_them(tmp_path: Path) -> None:
     sca = tmp_path / "r.sca"
     sca.write_text(
@@ -320,6 +319,7 @@ def sql(store: Path, query: str) -> list[tuple]:
     return [tuple(line.split(",")) for line in proc.stdout.strip().splitlines()[1:]]
 
 
+@pytest.mark.omnetpp
 def test_vectors_land_in_the_store_binned_as_declared(store: Path) -> None:
     for table in ("queue", "queue_samples", "waits"):
         assert (store / f"{table}.parquet").is_file()
@@ -347,6 +347,7 @@ def test_vectors_land_in_the_store_binned_as_declared(store: Path) -> None:
     assert float(longest["10"]) <= 10 < float(longest["100"]) <= 100
 
 
+@pytest.mark.omnetpp
 def test_a_statistic_s_fields_agree_with_its_vector(store: Path) -> None:
     """INET's queue records its queueing times both as a histogram and as a vector: the
     histogram's count, mean and sum (summary fields) are the vector's (a table)."""
@@ -362,6 +363,7 @@ def test_a_statistic_s_fields_agree_with_its_vector(store: Path) -> None:
         assert total == pytest.approx(added, rel=1e-12)
 
 
+@pytest.mark.omnetpp
 def test_the_report_draws_the_trace_of_a_vector_table(store: Path) -> None:
     markdown = (store / "report" / "report.md").read_text()
     assert "![queue length](trace-1-queue.png)" in markdown
@@ -369,6 +371,7 @@ def test_the_report_draws_the_trace_of_a_vector_table(store: Path) -> None:
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figure.stat().st_size > 5000
 
 
+@pytest.mark.omnetpp
 def test_a_bad_table_vector_fails_the_run_naming_it(tmp_path: Path) -> None:
     ini = study_with(tmp_path, '\ntables:\n  nope: {vector: "noSuch:vector"}\n')
     program = OmnetppAdapter.study(ini, "Bulk")

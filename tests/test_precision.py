@@ -79,6 +79,7 @@ def _normal_program():
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_the_intervals_of_stopped_campaigns_cover_the_true_effects(tmp_path):
     """Seeded campaigns (base_seed 1..CAMPAIGNS) of the synthetic program, each stopped when
     every effect's 90% half-width is at most 0.35: the share of the final intervals that cover

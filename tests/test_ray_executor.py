@@ -1,10 +1,7 @@
 """The Ray executor plugin against a real Ray cluster started here (head + worker nodes).
 
-The cluster: `ray start --head --block` and `ray start --address=... --block` processes on this
-machine, each a raylet of its own (Ray accepts several nodes per host), 1 CPU each, token
-authentication on (RAY_AUTH_MODE=token, a fresh token in a 0600 file named by
-RAY_AUTH_TOKEN_PATH), a private --temp-dir. Every process is started in a session of its own and
-stopped by PID: `ray stop` would also stop other people's Ray clusters on this machine.
+The cluster: tests/support/ray.py's `token_cluster` (head + worker node processes on this
+machine, token authentication on, stopped by PID).
 
 Snakemake runs the plugin from the source tree (PYTHONPATH), so these tests check the code in
 the working tree; `test_installed_plugin_is_discovered` checks what setup.sh installed with
@@ -14,25 +11,19 @@ satsweep.
 from __future__ import annotations
 
 import os
-import re
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-PLUGIN_SRC = REPO / "ray_jobs" / "snakemake-executor-plugin-ray"
-RAY = Path(sys.executable).with_name("ray")
+from tests.support.processes import mentioning, wait_until
+from tests.support.ray import PLUGIN_SRC, RAY, RayCluster, base_env, token_cluster
 
 pytest.importorskip("ray")
 pytest.importorskip("snakemake")
@@ -63,178 +54,7 @@ rule job:
 """
 
 
-# -- processes -------------------------------------------------------------------------------
-
-
-def _session_of(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[3])  # fields after comm: state ppid pgrp session
-
-
-def _processes() -> list[tuple[int, str, str]]:
-    """(pid, comm, cmdline) of every process this user can see."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            comm = (entry / "comm").read_text().strip()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        out.append((int(entry.name), comm, cmdline))
-    return out
-
-
-def _in_sessions(sessions: set[int]) -> list[int]:
-    return [pid for pid, _, _ in _processes() if _session_of(pid) in sessions]
-
-
-def _mentioning(text: str) -> list[tuple[int, str]]:
-    me = os.getpid()
-    return [(pid, cmd) for pid, _, cmd in _processes() if text in cmd and pid != me]
-
-
-def _wait_until(predicate, timeout: float, what: str, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # -- the cluster -----------------------------------------------------------------------------
-
-
-@dataclass
-class RayCluster:
-    root: Path
-    port: int
-    token: str
-    env: dict[str, str]
-    nodes: list[subprocess.Popen] = field(default_factory=list)
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def _start(self, *args: str) -> subprocess.Popen:
-        log = open(self.root / f"node{len(self.nodes)}.log", "wb")
-        proc = subprocess.Popen(
-            [str(RAY), "start", "--block", "--num-cpus=1", "--disable-usage-stats", *args],
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        self.nodes.append(proc)
-        return proc
-
-    def start_head(self) -> None:
-        self._start(
-            "--head",
-            f"--port={self.port}",
-            "--node-ip-address=127.0.0.1",
-            "--include-dashboard=false",
-            f"--temp-dir={self.root / 'ray'}",
-        )
-
-    def add_worker(self) -> subprocess.Popen:
-        return self._start(f"--address={self.address}")
-
-    def gcs_listening(self) -> bool:
-        with socket.socket() as s:
-            s.settimeout(1)
-            return s.connect_ex(("127.0.0.1", self.port)) == 0
-
-    def status(self, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [str(RAY), "status", f"--address={self.address}"],
-            env=env or self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    def cpus(self) -> tuple[float, float]:
-        """(CPUs in use, CPUs registered)."""
-        m = re.search(r"([\d.]+)/([\d.]+) CPU", self.status().stdout)
-        return (float(m[1]), float(m[2])) if m else (0.0, 0.0)
-
-    def wait_for_cpus(self, total: int, timeout: float = 60) -> None:
-        _wait_until(lambda: self.cpus()[1] == total, timeout, f"{total} CPUs registered")
-
-    def wait_idle(self, timeout: float = 30) -> None:
-        _wait_until(lambda: self.cpus()[0] == 0.0, timeout, "all CPUs free", interval=0.5)
-
-    def raylet_pid(self, node: subprocess.Popen) -> int:
-        for pid, comm, _ in _processes():
-            if comm == "raylet" and _session_of(pid) == node.pid:
-                return pid
-        raise LookupError(f"no raylet under node {node.pid}")
-
-    def stop(self) -> list[int]:
-        """Stops every node by PID (workers first); returns the PIDs still alive after."""
-        sessions = {p.pid for p in self.nodes}
-        for proc in reversed(self.nodes):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self.nodes):
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                pass
-        for pid in _in_sessions(sessions):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.5)
-        return _in_sessions(sessions)
-
-
-def _base_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "SNAKEMAKE_RAY_"))}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PLUGIN_SRC), env.get("PYTHONPATH")]))
-    env["RAY_USAGE_STATS_ENABLED"] = "0"
-    env["RAY_GRACEFUL_SHUTDOWN_DRAIN_TIMEOUT_S"] = "0"
-    return env
-
-
-@contextmanager
-def token_cluster(extra_env: dict[str, str] | None = None) -> Iterator[RayCluster]:
-    """Head (1 CPU) + one worker node (1 CPU), token authentication on; stopped by PID after,
-    failing if any of its processes is left."""
-    root = Path(tempfile.mkdtemp(prefix="satsweep-ray-", dir="/tmp"))
-    token = secrets.token_hex(32)
-    token_file = root / "auth_token"
-    token_file.touch(mode=0o600)
-    token_file.write_text(token)
-    env = _base_env() | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file)}
-    c = RayCluster(root=root, port=_free_port(), token=token, env=env | (extra_env or {}))
-    try:
-        c.start_head()
-        _wait_until(c.gcs_listening, 60, "the head's GCS port")
-        c.add_worker()
-        c.wait_for_cpus(2)
-        yield c
-    finally:
-        left = c.stop()
-        logs = {p.name: p.read_text(errors="replace")[-2000:] for p in root.glob("node*.log")}
-        shutil.rmtree(root, ignore_errors=True)
-        assert not left, f"Ray processes left behind: {left}; node logs: {logs}"
 
 
 @pytest.fixture(scope="module")
@@ -339,6 +159,7 @@ def test_installed_plugin_is_discovered() -> None:
         assert flag in helptext
 
 
+@pytest.mark.slow
 def test_sweep_completes_through_ray(cluster: RayCluster, workdir: Path) -> None:
     raylets = {cluster.raylet_pid(node) for node in cluster.nodes}
     run = snakemake(cluster, workdir, "--config", "count=6", "pause=1")
@@ -356,10 +177,11 @@ def test_sweep_completes_through_ray(cluster: RayCluster, workdir: Path) -> None
     assert cluster.token not in run.output
     assert all(cluster.token not in log.read_text() for log in logs)
     # The warm Snakemakes go with their workers, which Ray stops once the driver is gone.
-    _wait_until(lambda: not _mentioning("_zygote.py"), 30, "no warm Snakemake left")
+    wait_until(lambda: not mentioning("_zygote.py"), 30, "no warm Snakemake left")
     print(f"6 jobs (sleep 1) on 2 CPUs: {run.seconds:.1f} s")
 
 
+@pytest.mark.slow
 def test_cold_start_runs_each_job_in_a_fresh_snakemake(cluster: RayCluster, workdir: Path) -> None:
     run = snakemake(cluster, workdir, "--ray-cold-start", "--config", "count=2", "pause=0")
     assert run.returncode == 0, run.output[-4000:]
@@ -397,6 +219,7 @@ def test_other_commands_run_in_bash(command: str) -> None:
     assert snakemake_argv(command) is None
 
 
+@pytest.mark.slow
 def test_failing_job_is_reported_with_its_output(cluster: RayCluster, workdir: Path) -> None:
     run = snakemake(cluster, workdir, "--config", "count=2", "pause=0", "fail=1")
     assert run.returncode != 0
@@ -406,6 +229,7 @@ def test_failing_job_is_reported_with_its_output(cluster: RayCluster, workdir: P
     assert not (workdir / "out" / "1.txt").exists()
 
 
+@pytest.mark.slow
 def test_sweep_survives_killing_a_worker_raylet(cluster: RayCluster, workdir: Path) -> None:
     extra = cluster.add_worker()
     cluster.wait_for_cpus(3)
@@ -418,7 +242,7 @@ def test_sweep_survives_killing_a_worker_raylet(cluster: RayCluster, workdir: Pa
             markers = started.glob("*") if started.exists() else []
             return any(p.read_text().strip() == str(victim) for p in markers)
 
-        _wait_until(on_victim, 60, "a job running on the extra node")
+        wait_until(on_victim, 60, "a job running on the extra node")
         os.kill(victim, signal.SIGKILL)
         killed_at = time.monotonic()
     except BaseException:
@@ -432,16 +256,17 @@ def test_sweep_survives_killing_a_worker_raylet(cluster: RayCluster, workdir: Pa
     assert len(outputs) == 5
     assert all(int(p.read_text().split()[3]) != victim for p in outputs)
     # The orphaned first attempt was killed by its guard, not left running.
-    _wait_until(lambda: not _mentioning(str(workdir)), 10, "no job process left")
+    wait_until(lambda: not mentioning(str(workdir)), 10, "no job process left")
     cluster.wait_for_cpus(2)
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_running_jobs(cluster: RayCluster, workdir: Path) -> None:
     cluster.wait_idle()
     proc = spawn_snakemake(cluster, workdir, "--config", "count=4", "pause=120")
     started = workdir / "started"
     try:
-        _wait_until(
+        wait_until(
             lambda: started.exists() and len(list(started.iterdir())) >= 2, 60, "2 jobs running"
         )
     except BaseException:
@@ -452,20 +277,22 @@ def test_ctrl_c_cancels_running_jobs(cluster: RayCluster, workdir: Path) -> None
     assert proc.returncode != 0
     assert "Cancelling" in out, out[-4000:]
     assert not list((workdir / "out").glob("*.txt"))
-    _wait_until(lambda: not _mentioning(str(workdir)), 10, "no job process left")
+    wait_until(lambda: not mentioning(str(workdir)), 10, "no job process left")
     cluster.wait_idle()
 
 
+@pytest.mark.slow
 def test_missing_address_is_an_error(cluster: RayCluster, workdir: Path) -> None:
     run = snakemake(cluster, workdir, address=False, timeout=60)
     assert run.returncode != 0
     assert "No Ray cluster address" in run.output, run.output[-2000:]
 
 
+@pytest.mark.slow
 def test_client_without_token_is_refused(cluster: RayCluster, workdir: Path) -> None:
     home = workdir / "home"  # no ~/.ray/auth_token there either
     home.mkdir()
-    no_token = _base_env() | {"HOME": str(home)}
+    no_token = base_env() | {"HOME": str(home)}
     wrong_token = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     for env in (no_token, wrong_token):
         status = cluster.status(env)

@@ -29,7 +29,7 @@ from satsweep.design import TraceSettings, load_design
 from satsweep.report.tables import trace_mean_panels, trace_over_factor, trace_panels
 from satsweep.store import Store
 from satsweep.theory import THEORIES, Reference, Theory
-from tests.conftest import REPO
+from tests.support import REPO
 
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
 T_975_1 = 12.706204736174696  # scipy.stats.t.ppf(0.975, 1): 95%

@@ -20,7 +20,10 @@ from satsweep import cli
 from satsweep.engine import Program
 from satsweep.report.tables import trace_mean_panels
 from satsweep.store import Store
-from tests.conftest import REPO, assert_usage_error
+from tests.support import REPO
+from tests.support.programs import assert_usage_error
+
+pytestmark = pytest.mark.programs
 
 # Figs. 2-3's network with the starts 20 s apart instead of 500 s: all seven connections run
 # from 120 s, and the means are over [200, 400] s.

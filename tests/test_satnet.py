@@ -15,7 +15,9 @@ import pytest
 from satsweep import cli
 from satsweep.engine import USAGE_ERROR, Program
 from satsweep.theory.barakat import theorem1_wb
-from tests.conftest import run_satnet_cli
+from tests.support.programs import run_satnet_cli
+
+pytestmark = pytest.mark.programs
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = {"clients": 10, "simTime": 10}

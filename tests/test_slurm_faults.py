@@ -17,35 +17,26 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import yaml
 
 from satsweep import cli
 from satsweep.cluster import submit
 from satsweep.design import load_design
-from tests.conftest import REPO
-from tests.test_ray_executor import _wait_until
-from tests.test_slurm_nodes import NETNS, cluster, explain
-from tests.test_slurm_nodes import nodes3  # noqa: F401 (the 3-node cluster, a fixture)
+from tests.support.processes import wait_until as _wait_until
+from tests.support.slurm import NETNS, explain
+from tests.support.slurm import local_cluster as cluster
+from tests.support.sweeps import sweep_file
 
-pytestmark = pytest.mark.usefixtures("nodes3")
+# Each test bounds its waits (JOB_TIMEOUT and fewer); the time-limit one is the suite's longest.
+pytestmark = [
+    pytest.mark.cluster,
+    pytest.mark.slow,
+    pytest.mark.timeout(900),
+    pytest.mark.usefixtures("nodes3"),
+]
 
-NORMAL = REPO / "tests" / "programs" / "normal.py"
+
 MEANS = {"lo": 9.0, "hi": 11.0}, {1: -0.5, 2: 0.0, 3: 0.5}  # normal.py's BASE + shifts
 JOB_TIMEOUT = 240
-
-
-def sweep_file(tmp_path: Path, study: str, replications: int, delay: float) -> Path:
-    design = {
-        "study": study,
-        "program": str(NORMAL),
-        "factors": {"a": ["lo", "hi"], "b": [1, 2, 3]},
-        "fixed": {"delay": delay},
-        "replications": replications,
-        "base_seed": 7,
-    }
-    path = tmp_path / f"{study}.yaml"
-    path.write_text(yaml.safe_dump(design, sort_keys=False))
-    return path
 
 
 def checked_rows(store_dir: Path, expected: int) -> list[tuple]:

@@ -1,9 +1,9 @@
 """A real single-node Slurm (ray_jobs/slurm/local-cluster.sh) and the Snakemake-on-Slurm profile.
 
-The session fixture (`slurm`, in conftest.py: tests/test_submit.py uses it too) starts the cluster (installing the Debian packages if missing, which needs
-root: CI runs as root) and stops it at the end of the session, so a run leaves no Slurm or munge
-daemon behind. Nothing here is skipped: without root and without Slurm the fixture fails with the
-script's message.
+The session fixture (`slurm`, in conftest.py: tests/test_submit.py uses it too) starts the
+cluster (installing the Debian packages if missing, which needs root: CI runs as root) and stops
+it at the end of the session, so a run leaves no Slurm or munge daemon behind. Its tests are
+marked `cluster`: skipped without root, failed under CI=true.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from satsweep.workflow import run as sweep
-from tests.conftest import running_daemons
+from tests.support import REPO
+from tests.support.slurm import SLURM_SCRIPT as SCRIPT
+from tests.support.slurm import explain, running_daemons
+from tests.support.slurm import local_cluster as cluster
 
-REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "ray_jobs" / "slurm" / "local-cluster.sh"
 PROFILE = REPO / "ray_jobs" / "profiles" / "slurm"
 PARTITION = "debug"  # local-cluster.sh's default, and the profile's slurm_partition
 FINAL_STATES = {
@@ -36,17 +37,6 @@ FINAL_STATES = {
     "DEADLINE",
     "PREEMPTED",
 }
-
-
-def cluster(*args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
-    """Runs local-cluster.sh with the given arguments, capturing its output."""
-    return subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, **kwargs
-    )
-
-
-def explain(proc: subprocess.CompletedProcess) -> str:
-    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
 
 
 def wait_job(job_id: str, timeout: float = 60) -> str:
@@ -67,6 +57,7 @@ def wait_job(job_id: str, timeout: float = 60) -> str:
     pytest.fail(f"Slurm job {job_id} not finished after {timeout} s (state {state!r})")
 
 
+@pytest.mark.cluster
 def test_start_is_idempotent(slurm):
     proc = cluster("start")
     assert proc.returncode == 0, explain(proc)
@@ -77,6 +68,7 @@ def test_start_is_idempotent(slurm):
     assert PARTITION in status.stdout
 
 
+@pytest.mark.cluster
 def test_srun_and_sbatch(slurm, tmp_path):
     srun = subprocess.run(
         ["srun", "-N1", "-n1", "hostname"], capture_output=True, text=True, timeout=60
@@ -106,6 +98,7 @@ def test_srun_and_sbatch(slurm, tmp_path):
     assert out.read_text().startswith(f"job {job_id} on ")
 
 
+@pytest.mark.cluster
 def test_unknown_partition_is_refused_by_sbatch(slurm):
     # What Slurm itself says; satsweep submit's own check comes later.
     proc = subprocess.run(
@@ -133,6 +126,7 @@ rule one:
 """
 
 
+@pytest.mark.cluster
 def test_snakemake_profile_runs_jobs_through_slurm(slurm, tmp_path):
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     cmd = [sys.executable, "-m", "snakemake", "--profile", str(PROFILE), "--executor", "slurm"]
@@ -173,6 +167,7 @@ def test_not_root_without_slurm_gives_clear_error():
     assert "Slurm is not installed and installing it needs root" in proc.stderr
 
 
+@pytest.mark.cluster
 def test_stop_leaves_nothing_and_start_brings_it_back(slurm):
     stop = cluster("stop")
     assert stop.returncode == 0, explain(stop)

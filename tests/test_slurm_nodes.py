@@ -2,7 +2,7 @@
 own network and UTS namespace (hostname nodeI, address 198.51.100.(10+I) on a bridge), one
 slurmctld in the root namespace. Real daemons, bounded in time, needs root (CI runs as root).
 
-The module fixture stops the session's single-node cluster if it runs (conftest's `slurm`
+conftest's module fixture `nodes3` stops the session's single-node cluster if it runs (`slurm`
 starts it again for any later module that asks for it), starts 3 nodes, and at the end stops
 them and checks that none of their namespaces, links or daemons is left. It restarts nothing.
 """
@@ -10,99 +10,31 @@ them and checks that none of their namespaces, links or daemons is left. It rest
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SLURM_SCRIPT, running_daemons
-
-STATE = Path(os.environ.get("SATSWEEP_SLURM_STATE", "/tmp/satsweep-slurm"))
-NODES = ("node1", "node2", "node3")
-ADDRESSES = {"node1": "198.51.100.11", "node2": "198.51.100.12", "node3": "198.51.100.13"}
-NETNS = tuple(f"satsweep-{n}" for n in NODES)
-OURS = re.compile(r"^satsweep-")  # the prefix of every namespace and link the script makes
-
-
-def cluster(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(SLURM_SCRIPT), *args], capture_output=True, text=True, timeout=timeout
-    )
-
-
-def explain(proc: subprocess.CompletedProcess) -> str:
-    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+from tests.support.slurm import (
+    ADDRESSES,
+    NETNS,
+    NODES,
+    SLURM_SCRIPT,
+    alive,
+    explain,
+    netns,
+    recorded_pids,
+    run,
+    stop_and_check_nothing_left,
+)
+from tests.support.slurm import local_cluster as cluster
 
 
-def run(*cmd: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{' '.join(cmd)}: {explain(proc)}"
-    return proc
-
-
-def netns() -> set[str]:
-    return {line.split()[0] for line in run("ip", "netns", "list").stdout.splitlines() if line}
-
-
-def links() -> set[str]:
-    # "4: eth0: <...>" / "7: satsweep-v1@if2: <...>": the name, without the peer.
-    names = re.findall(r"^\d+: ([^:@ ]+)", run("ip", "-o", "link", "show").stdout, re.M)
-    return set(names)
-
-
-def alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
-
-
-def recorded_pids() -> dict[str, int]:
-    """The daemons' PIDs from the state dir's pid files."""
-    files = {"slurmctld": STATE / "slurmctld.pid", "munged": STATE / "munged.pid"}
-    files |= {f"slurmd {n}": STATE / f"slurmd-{n}.pid" for n in NODES}
-    return {k: int(f.read_text().strip()) for k, f in files.items() if f.exists()}
-
-
-def stop_and_check_nothing_left(before_netns: set[str], before_links: set[str]) -> float:
-    """Stops the cluster; asserts none of its namespaces, links or daemons is left and nothing
-    else changed. Returns how long stop took."""
-    pids = recorded_pids()
-    t0 = time.monotonic()
-    stop = cluster("stop", "--cancel-jobs")
-    seconds = time.monotonic() - t0
-    assert stop.returncode == 0, explain(stop)
-    assert not {n for n in netns() if OURS.match(n)}, netns()
-    assert not {n for n in links() if OURS.match(n)}, links()
-    assert netns() == before_netns
-    assert links() == before_links
-    assert running_daemons() == {}, running_daemons()
-    assert not [k for k, pid in pids.items() if alive(pid)], pids
-    assert not (STATE / "made").exists()
-    return seconds
-
-
-@pytest.fixture(scope="module")
-def nodes3() -> Iterator[dict]:
-    stop = cluster("stop", "--cancel-jobs")  # the session's 1-node cluster, if it runs
-    assert stop.returncode == 0, explain(stop)
-    before_netns, before_links = netns(), links()
-    assert not {n for n in before_netns | before_links if OURS.match(n)}, "leftovers of a run"
-    t0 = time.monotonic()
-    start = cluster("start", "--nodes", "3")
-    started = time.monotonic() - t0
-    if start.returncode != 0:
-        cluster("stop", "--cancel-jobs")
-        pytest.fail(f"local-cluster.sh start --nodes 3 failed:\n{explain(start)}")
-    print(f"start --nodes 3: {started:.2f} s\n{start.stdout}")
-    yield {"netns": before_netns, "links": before_links}
-    seconds = stop_and_check_nothing_left(before_netns, before_links)
-    print(f"stop (fixture): {seconds:.2f} s")
-
-
+@pytest.mark.cluster
 def test_three_nodes_with_own_hostnames_and_addresses(nodes3):
     start = cluster("start", "--nodes", "3")
     assert start.returncode == 0 and start.stdout.startswith("already running:"), explain(start)
@@ -156,6 +88,7 @@ print(c.recv(100).decode())
 """
 
 
+@pytest.mark.cluster
 def test_nodes_reach_each_other(nodes3):
     # Plain reachability from node2's namespace to node1's address and to the root namespace
     # (a refused connection to a closed port is an answer: the path is open).
@@ -203,6 +136,7 @@ def test_nodes_reach_each_other(nodes3):
             server.wait()
 
 
+@pytest.mark.cluster
 def test_stop_removes_only_what_it_made(nodes3):
     """stop removes the nodes' namespaces, links and daemons, kills by PID what a job left in a
     node's namespace, and leaves a namespace, a link and a process of someone else alone."""
@@ -239,6 +173,7 @@ def test_stop_removes_only_what_it_made(nodes3):
     assert "other-test" not in netns()
 
 
+@pytest.mark.cluster
 def test_nodes_need_root():
     """Without root, start --nodes and stop with recorded namespaces say what needs root."""
     state = Path(tempfile.mkdtemp(prefix="satsweep-slurm-noroot-"))

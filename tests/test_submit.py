@@ -8,7 +8,6 @@ run of the same sweep: same seeds, same metric values.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import subprocess
@@ -25,18 +24,13 @@ from satsweep import cli
 from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.cluster import submit
 from satsweep.design import load_design
-from tests.conftest import REPO
-from tests.test_ray_executor import _base_env, _wait_until, token_cluster
+from tests.support import REPO
+from tests.support.processes import mentioning, wait_until
+from tests.support.ray import RAY, base_env, token_cluster
 
 SMOKE = REPO / "sweeps" / "smoke.yaml"
-RAY = Path(sys.executable).with_name("ray")
 IGNORED = set(PROVENANCE_COLUMNS) | {"wall_seconds", "peak_rss_mb"}  # machine, not model
 JOB_TIMEOUT = 150
-
-
-@pytest.fixture(autouse=True)
-def _satnet(satnet):
-    return satnet
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -80,24 +74,9 @@ def wait_job(job_id: str, timeout: float = JOB_TIMEOUT) -> str:
     return job_state(job_id)
 
 
-def job_processes(job_id: str) -> list[str]:
+def job_processes(job_id: str) -> dict[int, str]:
     """Processes of a job's Ray (its temp dir is in their command lines) or of its slurmstepd."""
-    return processes_mentioning(f"satsweep-ray-{job_id}", f"slurmstepd: [{job_id}.")
-
-
-def processes_mentioning(*texts: str) -> list[str]:
-    """Processes (but this one) whose command line contains any of ``texts``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if any(text in cmd for text in texts):
-            found.append(f"{entry.name} {cmd[:200]}")
-    return found
+    return mentioning(f"satsweep-ray-{job_id}", f"slurmstepd: [{job_id}.")
 
 
 def job_files(store_dir: Path, job_id: str) -> list[Path]:
@@ -131,6 +110,9 @@ def local_smoke(tmp_path_factory) -> dict:
 # -- Slurm + Ray -----------------------------------------------------------------------------
 
 
+@pytest.mark.cluster
+@pytest.mark.programs
+@pytest.mark.slow
 def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys):
     results = tmp_path / "results"
     t0 = time.monotonic()
@@ -157,6 +139,9 @@ def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys)
     assert f"Slurm job {job_id}" in status and "COMPLETED" in status
 
 
+@pytest.mark.cluster
+@pytest.mark.programs
+@pytest.mark.slow
 def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     """Cancel lands mid-sweep: Ray and the jobs go; the resubmission completes the sweep with
     every run once. While the job runs: a client without the token is refused; after it, the
@@ -178,7 +163,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     job_id = cli_submit(sweep, results)
     output = store_dir / "slurm" / f"{job_id}.out"
     done = lambda: len(list(store_dir.glob("runs/*/r?.parquet")))  # noqa: E731
-    _wait_until(lambda: done() >= 2, JOB_TIMEOUT, "2 runs done by the first job")
+    wait_until(lambda: done() >= 2, JOB_TIMEOUT, "2 runs done by the first job")
 
     # The running cluster: the token file is private, and a client without it is refused.
     token_file = Path(re.search(r"Ray token at (/proc/\d+/fd/\d+)", output.read_text())[1])
@@ -188,7 +173,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     address = head_address(output)
     home = tmp_path / "home"  # no ~/.ray/auth_token either
     home.mkdir()
-    no_token = _base_env() | {"HOME": str(home)}
+    no_token = base_env() | {"HOME": str(home)}
     env_with = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token_file)}
     env_wrong = no_token | {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     for env, refused in ((no_token, True), (env_wrong, True), (env_with, False)):
@@ -209,8 +194,8 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     subprocess.run(["scancel", job_id], check=True, timeout=30)
     assert wait_job(job_id, timeout=60) == "CANCELLED"
     # Nothing of the job is left: Ray, its workers and jobs, satnet, job steps.
-    _wait_until(lambda: not job_processes(job_id), 30, "no process of the cancelled job")
-    _wait_until(lambda: not processes_mentioning(str(store_dir)), 30, "no process on the store")
+    wait_until(lambda: not job_processes(job_id), 30, "no process of the cancelled job")
+    wait_until(lambda: not mentioning(str(store_dir)), 30, "no process on the store")
     assert job_id not in squeue_active()
     text = output.read_text()
     assert "SIGTERM (scancel or time limit)" in text and "Ray stopped" in text, text
@@ -226,7 +211,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     assert len(rows) == 16
     assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # runs kept, not redone
     assert not list(store_dir.glob("runs/*/*.tmp.*"))
-    _wait_until(lambda: not job_processes(again), 30, "no process of the second job")
+    wait_until(lambda: not job_processes(again), 30, "no process of the second job")
     assert squeue_active() <= before
     for f in job_files(store_dir, job_id) + job_files(store_dir, again):
         assert token not in f.read_text(errors="replace"), f"the token is in {f}"
@@ -243,6 +228,8 @@ BAD = [
 ]
 
 
+@pytest.mark.cluster
+@pytest.mark.programs
 @pytest.mark.parametrize("args,message", BAD, ids=[a[0] for a, _ in BAD])
 def test_bad_input_is_refused_before_anything_is_submitted(slurm, tmp_path, capsys, args, message):
     before = squeue_active()
@@ -255,6 +242,7 @@ def test_bad_input_is_refused_before_anything_is_submitted(slurm, tmp_path, caps
     assert squeue_active() == before  # nothing submitted
 
 
+@pytest.mark.programs
 def test_no_slurm_installed_is_a_clear_error(tmp_path, capsys, monkeypatch):
     bin_dir = tmp_path / "bin"  # a PATH without sbatch (and the other Slurm commands)
     bin_dir.mkdir()
@@ -266,6 +254,7 @@ def test_no_slurm_installed_is_a_clear_error(tmp_path, capsys, monkeypatch):
     assert not results.exists()
 
 
+@pytest.mark.programs
 def test_bad_design_is_refused_like_run(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text(SMOKE.read_text().replace("replications: 2", "replications: 0"))
@@ -284,6 +273,8 @@ def ray_cluster():
         yield c
 
 
+@pytest.mark.programs
+@pytest.mark.slow
 @pytest.mark.parametrize(("group_size", "tasks"), [("1", 4), ("2", 2), (None, 1)])
 def test_run_through_ray_gives_the_local_rows(
     ray_cluster, local_smoke, tmp_path, group_size, tasks
@@ -343,6 +334,7 @@ def campaign(tmp_path_factory) -> tuple[Path, list[tuple], str]:
     return design, rows, f"(r = {min(counts)}..{max(counts)}, {len(rows)} runs)"
 
 
+@pytest.mark.slow
 def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, campaign, tmp_path):
     design, local, last = campaign
     results = tmp_path / "results"
@@ -360,6 +352,8 @@ def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, ca
     assert campaign_rows(results) == local
 
 
+@pytest.mark.cluster
+@pytest.mark.slow
 def test_a_precision_campaign_through_submit_gives_the_local_rounds(slurm, campaign, tmp_path):
     """The rounds run inside one Slurm allocation: one job, the same rows as locally."""
     design, local, last = campaign

@@ -27,7 +27,7 @@ from satsweep.design import (
 )
 from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.store.rows import run_rows
-from tests.conftest import REPO
+from tests.support import REPO
 
 GOOD = """\
 study: demo

@@ -22,7 +22,9 @@ import yaml
 from satsweep import analysis, cli
 from satsweep.design import load_design, rng_run
 from satsweep.store import KEY_COLUMNS, PROVENANCE_COLUMNS
-from tests.conftest import REPO
+from tests.support import REPO
+
+pytestmark = pytest.mark.programs
 
 PROVENANCE = set(PROVENANCE_COLUMNS)
 #: satnet's summary fields that measure the machine, not the model.
