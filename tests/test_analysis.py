@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 from itertools import product
@@ -19,9 +21,10 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.stats import t as student_t
 
-from satsweep import analysis
+from satsweep import analysis, report
 from satsweep.analysis import Dataset, sql
 from satsweep.cli import main
+from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 # copies of shared/reference/goyal98-wan.csv (the paper's WAN table, beside the SQL that compares
@@ -163,21 +166,11 @@ def test_sql_files_run_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_sql_files_are_numbered_in_run_order() -> None:
-    """analyze.sql reads every numbered file but the report's own (the provenance, the
-    traces' runs, rows and means), in number order, and the runner's stages are that order."""
-    numbered = sorted(p.name for p in (ROOT / "analysis").glob("[0-9][0-9]-*.sql"))
-    reads = [
-        line.split()[1].removeprefix("analysis/")
-        for line in (ROOT / "analysis" / "analyze.sql").read_text().splitlines()
-        if line.startswith(".read")
-    ]
-    report_only = {
-        "50-provenance.sql",
-        "55-first_runs.sql",
-        "56-trace_rows.sql",
-        "57-trace_means.sql",
-    }
-    assert reads == [name for name in numbered if name not in report_only]
+    """The runner's stages are the numbered files in number order, each once; analyze.sql reads
+    the analysis' ones (up to the intervals) in that order, and analysis/README.md lists them all
+    in it, analyze.sql's span named right."""
+    numbered = tuple(sorted(p.stem for p in (ROOT / "analysis").glob("[0-9][0-9]-*.sql")))
+    assert sql.FILES == numbered
     stages = [
         sql.MACROS,
         sql.SOURCE,
@@ -195,7 +188,45 @@ def test_sql_files_are_numbered_in_run_order() -> None:
         sql.TRACE_ROWS,
         sql.TRACE_MEANS,
     ]
-    assert [f"{name}.sql" for name in stages] == numbered
+    assert stages == list(numbered)
+    analysis_files = numbered[: numbered.index(sql.INTERVALS) + 1]
+    reads = [
+        line.split()[1]
+        for line in (ROOT / "analysis" / "analyze.sql").read_text().splitlines()
+        if line.startswith(".read")
+    ]
+    assert reads == [f"analysis/{name}.sql" for name in analysis_files]
+    readme = (ROOT / "analysis" / "README.md").read_text()
+    assert re.findall(r"^\| `(\d\d-\w+)\.sql` \|", readme, flags=re.MULTILINE) == list(numbered)
+    span = f"runs `{analysis_files[0][:2]}` to `{analysis_files[-1][:2]}` in order"
+    assert f"| `analyze.sql` | | {span}" in readme
+
+
+def test_the_provenance_shows_every_provenance_column() -> None:
+    """50-provenance.sql reads the store's provenance columns as the engine lists them: on runs
+    with just the key and provenance columns no fact is 'not recorded', and runs without any
+    one of the provenance columns show less."""
+    samples = {
+        "string": "x",
+        "int": 1,
+        "float": 1.5,
+        "bool": False,
+        "timestamp": dt.datetime(2025, 1, 2),
+    }
+    columns = {**KEY_COLUMNS, **PROVENANCE_COLUMNS}
+    runs = pa.table({name: [samples[kind]] * 2 for name, kind in columns.items()})
+
+    def shown(table: pa.Table) -> dict[str, str]:
+        con = sql.connect()
+        con.register("runs", table)
+        sql.load(con, "runs")
+        return report.provenance(con)
+
+    everything = shown(runs)
+    assert "not recorded" not in everything.values()
+    assert everything["runs"] == "2"
+    for name in PROVENANCE_COLUMNS:
+        assert shown(runs.drop_columns([name])) != everything, name
 
 
 def readme_recipe() -> str:

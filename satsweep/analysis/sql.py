@@ -1,9 +1,12 @@
 """The analysis SQL (``analysis/*.sql``, see ``analysis/README.md``) and the few calls that run it.
 
-The files are numbered in run order; ``analysis/analyze.sql`` runs them all in that order for a
-person in the duckdb shell, and :class:`~satsweep.analysis.dataset.Dataset` runs them in the
-same order by stage, checking in between. Parameters are DuckDB variables (``SET VARIABLE``)
-that the files read with ``getvariable``. The report runs ``50-provenance.sql`` through here too.
+The files are numbered in run order, and this module finds them by their numbers (the stages
+below are named by what each file creates). ``analysis/analyze.sql`` runs the analysis' files,
+up to the intervals, in that order for a person in the duckdb shell, and
+:class:`~satsweep.analysis.dataset.Dataset` runs them in the same order by stage, checking in
+between. Parameters are DuckDB variables (``SET VARIABLE``) that the files read with
+``getvariable``. The report runs the files after the intervals (the provenance, the traces)
+through here too.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ __all__ = [
     "DESIGN",
     "DESIGN_CHECKS",
     "DESIGN_TABLES",
+    "FILES",
     "GROUPS",
     "INTERVALS",
     "MACROS",
@@ -38,41 +42,51 @@ __all__ = [
 ]
 
 SQL_DIR = shipped.path("analysis")
-
-# The stages, in the order of the files' numbers.
-MACROS = "00-macros"
-SOURCE = "01-source"
-SOURCE_COLUMNS = "02-source_columns"
-GROUPS = "05-groups"
-DESIGN = "10-design"
-VALUE_CHECKS = "11-value_checks"
-CELLS = "20-cells"
-DESIGN_TABLES = (CELLS, "21-cell_levels", "22-factors", "23-levels", "24-design_problems")
-DESIGN_CHECKS = "25-design_checks"
-CELL_RUNS = "26-cell_runs"
-STATISTICS = (
-    "30-summary",
-    "31-main_effects",
-    "32-interactions",
-    "33-sums_of_squares",
-    "34-error_term",
-    "35-allocation_of_variation",
-)
-INTERVALS = "40-confidence_intervals"
-PROVENANCE = "50-provenance"
-FIRST_RUNS = "55-first_runs"
-TRACE_ROWS = "56-trace_rows"
-TRACE_MEANS = "57-trace_means"
-
-
-@cache
-def _text(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text()
+#: The numbered files (names without ``.sql``) in run order: their numbers are the one place
+#: that order is written (``analyze.sql`` and ``analysis/README.md`` follow it; tests check both).
+FILES = tuple(sorted(path.stem for path in SQL_DIR.glob("[0-9][0-9]-*.sql")))
 
 
 def created_table(name: str) -> str:
     """The table the file ``name`` creates: its name without the number (``20-cells``: cells)."""
     return name.split("-", 1)[1]
+
+
+def _file(table: str) -> str:
+    """The numbered file that creates ``table``."""
+    for name in FILES:
+        if created_table(name) == table:
+            return name
+    raise LookupError(f"no file of {SQL_DIR} creates {table!r}: satsweep is not installed whole")
+
+
+def _files(first: str, last: str) -> tuple[str, ...]:
+    """The numbered files from the one that creates ``first`` to the one that creates ``last``."""
+    return FILES[FILES.index(_file(first)) : FILES.index(_file(last)) + 1]
+
+
+# The stages, each named by what it creates.
+MACROS = _file("macros")
+SOURCE = _file("source")
+SOURCE_COLUMNS = _file("source_columns")
+GROUPS = _file("groups")
+DESIGN = _file("design")
+VALUE_CHECKS = _file("value_checks")
+CELLS = _file("cells")
+DESIGN_TABLES = _files("cells", "design_problems")
+DESIGN_CHECKS = _file("design_checks")
+CELL_RUNS = _file("cell_runs")
+STATISTICS = _files("summary", "allocation_of_variation")
+INTERVALS = _file("confidence_intervals")
+PROVENANCE = _file("provenance")
+FIRST_RUNS = _file("first_runs")
+TRACE_ROWS = _file("trace_rows")
+TRACE_MEANS = _file("trace_means")
+
+
+@cache
+def _text(name: str) -> str:
+    return (SQL_DIR / f"{name}.sql").read_text()
 
 
 def run(con: duckdb.DuckDBPyConnection, *names: str) -> None:

@@ -35,24 +35,33 @@ STUDY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 #: A table's name becomes a file name and an SQL view: ASCII, and short enough for any file system.
 TABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 
-# The store's own columns (store/rows.py types them), listed here, in the lowest room, so that
-# the contract can keep a program's names off them.
-#: The columns that identify a run: its study, configuration, replication and random stream.
-KEY_COLUMNS = ("study", "config_id", "replication", "seed", "run")
+# The store's own columns, each with its type, listed here, in the lowest room, so that the
+# contract can keep a program's names off them; store/rows.py types them from these lists.
+#: A store column's type: the contract's, or a UTC timestamp (naive).
+OwnType = Literal["int", "float", "string", "bool", "timestamp"]
+#: The columns that identify a run (the fields of ``design.Run`` of the same names): its study,
+#: configuration, replication and random stream.
+KEY_COLUMNS: dict[str, OwnType] = {
+    "study": "string",
+    "config_id": "string",
+    "replication": "int",
+    "seed": "int",
+    "run": "int",
+}
 #: The key columns the store adds to each row of the program's tables.
-TABLE_KEY_COLUMNS = KEY_COLUMNS[:3]
-#: What ran, where and when.
-PROVENANCE_COLUMNS = (
-    "program",
-    "program_version",
-    "program_sha256",
-    "satsweep_version",
-    "git_commit",
-    "git_dirty",
-    "host",
-    "started_at",
-    "elapsed_seconds",
-)
+TABLE_KEY_COLUMNS = tuple(KEY_COLUMNS)[:3]
+#: What ran, where and when (the report shows them: analysis/50-provenance.sql).
+PROVENANCE_COLUMNS: dict[str, OwnType] = {
+    "program": "string",
+    "program_version": "string",
+    "program_sha256": "string",
+    "satsweep_version": "string",
+    "git_commit": "string",
+    "git_dirty": "bool",
+    "host": "string",
+    "started_at": "timestamp",
+    "elapsed_seconds": "float",
+}
 #: Names the analysis (analysis/*.sql) adds beside every column of the runs or of a table.
 ANALYSIS_COLUMNS = ("by_value", "cell_id", "position", "row_id")
 #: Names the analysis adds beside the factors, which are parameters (the response is ``y``).

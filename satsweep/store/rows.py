@@ -17,18 +17,14 @@ from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, 
 
 __all__ = ["KEY_COLUMNS", "PROVENANCE_COLUMNS", "run_rows", "run_schema", "table_schema"]
 
-_ARROW = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "string": pa.string()}
-#: The types of the store's own columns (named in the engine's contract): text unless here.
-_OWN_TYPES = {
-    "replication": pa.int64(),
-    "seed": pa.int64(),
-    "run": pa.int64(),
-    "git_dirty": pa.bool_(),
-    "started_at": pa.timestamp("us"),
-    "elapsed_seconds": pa.float64(),
+_ARROW = {
+    "bool": pa.bool_(),
+    "int": pa.int64(),
+    "float": pa.float64(),
+    "string": pa.string(),
+    "timestamp": pa.timestamp("us"),  # the store's own started_at
 }
-_KEY_TYPES = {name: _OWN_TYPES.get(name, pa.string()) for name in KEY_COLUMNS}
-_PROVENANCE_TYPES = {name: _OWN_TYPES.get(name, pa.string()) for name in PROVENANCE_COLUMNS}
+_KEY_TYPES = {name: _ARROW[kind] for name, kind in KEY_COLUMNS.items()}
 
 
 def run_schema(design: Design) -> pa.Schema:
@@ -40,8 +36,8 @@ def run_schema(design: Design) -> pa.Schema:
         fields[name] = _ARROW[describe.parameter(name).type]  # type: ignore[union-attr]
     for field in describe.summary:
         fields.setdefault(field.name, _ARROW[field.type])
-    for name, kind in _PROVENANCE_TYPES.items():
-        fields.setdefault(name, kind)
+    for name, kind in PROVENANCE_COLUMNS.items():
+        fields.setdefault(name, _ARROW[kind])
     return pa.schema(fields)
 
 
@@ -69,16 +65,14 @@ def run_rows(
     """The run's row (a one-row table) and its rows of each of the program's tables.
 
     ``result`` has been checked against the program's description (Program.run);
-    ``provenance`` has the PROVENANCE_COLUMNS.
+    ``provenance`` has the PROVENANCE_COLUMNS, no more and no less.
     """
+    if set(provenance) != set(PROVENANCE_COLUMNS):  # else a column would be NULL or dropped
+        raise ValueError(
+            f"the provenance has {sorted(provenance)}, the store {sorted(PROVENANCE_COLUMNS)}"
+        )
     schema = run_schema(design)
-    values: dict[str, Any] = {
-        "study": run.study,
-        "config_id": run.config_id,
-        "replication": run.replication,
-        "seed": run.seed,
-        "run": run.run,
-    }
+    values: dict[str, Any] = {name: getattr(run, name) for name in KEY_COLUMNS}
     values.update(run.params)  # the design's values, typed by the parameter
     for name, value in result["params"].items():  # the program's effective parameters
         values.setdefault(name, value)
@@ -89,7 +83,7 @@ def run_rows(
     for table in design.describe.tables:
         table_rows = result.get(table, [])
         columns = table_schema(design, table)
-        keys = {"study": run.study, "config_id": run.config_id, "replication": run.replication}
+        keys = {name: getattr(run, name) for name in TABLE_KEY_COLUMNS}
         tables[table] = pa.table(
             {
                 f.name: pa.array(

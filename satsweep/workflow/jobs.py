@@ -60,7 +60,9 @@ def _project(directory: Path) -> dict[str, Any]:
 
 def provenance(design: Design) -> dict[str, Any]:
     """What every run of this process shares: the program, satsweep, the git state of the
-    project the design file is in (None outside git), the host."""
+    project the design file is in (None outside git), the host. These and each run's own
+    ``started_at`` and ``elapsed_seconds`` are the engine's PROVENANCE_COLUMNS, which the store
+    checks (store/rows.py)."""
     program = design.executable
     return {
         "program": program.name,
