@@ -3,7 +3,7 @@ SQL, the executor profiles and the Slurm batch script.
 
 In the repository they stay where a reader expects them (``Snakefile``, ``workflow/``,
 ``analysis/``, ``ray_jobs/``); ``pyproject.toml`` maps the repository root to the package
-``satsweep.share`` so that an installed satsweep carries them as package data, in the same
+``satsweep.files`` so that an installed satsweep carries them as package data, in the same
 layout. When satsweep is imported from a source tree instead (the checkout on ``sys.path``,
 as ``python -m`` from its root or pytest do), that tree holds the same files.
 """
@@ -20,10 +20,10 @@ __all__ = ["path"]
 @cache
 def _root() -> Path:
     try:
-        share = importlib.import_module("satsweep.share")  # a namespace package: data only
+        files = importlib.import_module("satsweep.files")  # a namespace package: data only
     except ModuleNotFoundError:  # imported from a source tree: its root has the files
         return Path(__file__).resolve().parent.parent
-    return Path(next(iter(share.__path__)))
+    return Path(next(iter(files.__path__)))
 
 
 def path(*parts: str) -> Path:
