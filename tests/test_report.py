@@ -362,6 +362,8 @@ def test_errors_exit_2_and_write_nothing(
     assert sorted(p.name for p in (results / "synth").iterdir()) == ["design.json", "runs.parquet"]
 
 
+@pytest.mark.programs
+@pytest.mark.slow
 def test_smoke_sweep_report(
     satnet: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -503,6 +505,8 @@ def curves_store(satnet: object, toy: Theory, tmp_path_factory: pytest.TempPathF
     return store
 
 
+@pytest.mark.programs
+@pytest.mark.slow
 def test_curves_over_a_numeric_factor_of_a_real_study(curves_store: Path) -> None:
     directory = curves_store / "report"
     html = (directory / "index.html").read_text()
@@ -517,6 +521,7 @@ def test_curves_over_a_numeric_factor_of_a_real_study(curves_store: Path) -> Non
     assert part.index("#### Results") < part.index("-curves.png") < part.index("#### Allocation")
 
 
+@pytest.mark.programs
 def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: Path) -> None:
     """A cell by hand from runs.parquet: mean, sample deviation, scipy's t(0.95; 1) x s/sqrt(2);
     beside it the toy theory's predictions, "halved" left empty where it says nothing (reno)."""
@@ -549,6 +554,7 @@ def section_of(store: Path, response: str) -> str:
     return markdown.split(f"\n### {response}\n", 1)[1].split("\n### ", 1)[0]
 
 
+@pytest.mark.programs
 def test_no_curves_over_strings_or_fewer_than_3_numbers(
     satnet: object, curves_store: Path, tmp_path: Path
 ) -> None:
@@ -571,6 +577,7 @@ def test_no_curves_over_strings_or_fewer_than_3_numbers(
     assert not list((single / "report").glob("*-curves.png"))  # clients: 5, 6
 
 
+@pytest.mark.programs
 def test_traces_of_a_real_study(curves_store: Path) -> None:
     """A panel per configuration in design order, the connections of its first replication."""
     markdown = (curves_store / "report" / "report.md").read_text()
@@ -602,6 +609,7 @@ def test_traces_of_a_real_study(curves_store: Path) -> None:
     assert panels[5].references == [Reference("x", 4, "last pair")] * 2  # one per y column
 
 
+@pytest.mark.programs
 def test_traces_with_an_empty_or_missing_table(curves_store: Path, tmp_path: Path) -> None:
     store = tmp_path / "curves"
     shutil.copytree(curves_store, store)
@@ -622,6 +630,7 @@ def test_traces_with_an_empty_or_missing_table(curves_store: Path, tmp_path: Pat
     assert not (store / "report" / "trace-1-connections.png").exists()
 
 
+@pytest.mark.programs
 def test_a_recorded_theory_that_is_gone_exits_2(
     curves_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -637,6 +646,7 @@ def test_a_recorded_theory_that_is_gone_exits_2(
     )
 
 
+@pytest.mark.programs
 @pytest.mark.parametrize(
     ("analysis", "field", "allowed"),
     [

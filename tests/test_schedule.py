@@ -15,6 +15,9 @@ from satsweep.workflow import run as sweep
 from satsweep.workflow import schedule
 from tests.support import REPO
 
+# every test plans or runs a design of satnet
+pytestmark = pytest.mark.programs
+
 QUICK = REPO / "sweeps" / "goyal98-quick.yaml"
 
 
@@ -97,7 +100,6 @@ def test_remote_command_names_the_workflows_groups():
     assert slurm["min_group_seconds"] == schedule.MIN_GROUP_SECONDS
 
 
-@pytest.mark.programs
 def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):
     """One core, two configurations: the WAN one (second in the file, ~7x the estimate of the
     GEO one) starts first because of its priority, as its start time in the store shows."""

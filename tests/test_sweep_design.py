@@ -50,6 +50,7 @@ def write(tmp_path: Path, text: str, name: str = "sweep.yaml") -> Path:
     return path
 
 
+@pytest.mark.programs
 def test_expansion_is_the_full_factorial_times_r(tmp_path):
     design = load_design(write(tmp_path, GOOD))
     runs = list(design.runs())
@@ -70,6 +71,7 @@ def test_config_id_ignores_key_order_and_spelling_of_the_same_flag():
     assert a == hashlib.sha256(canonical.replace(" ", "").encode()).hexdigest()[:12]
 
 
+@pytest.mark.programs
 def test_config_ids_do_not_depend_on_order_of_keys_in_the_file(tmp_path):
     reordered = """\
     base_seed: 7
@@ -86,6 +88,7 @@ def test_config_ids_do_not_depend_on_order_of_keys_in_the_file(tmp_path):
     assert {c.config_id for c in one.configurations} == {c.config_id for c in two.configurations}
 
 
+@pytest.mark.programs
 def test_seeds_are_documented_stable_when_r_grows_and_distinct(tmp_path):
     r1 = load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 1"), "a.yaml"))
     r3 = load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 3"), "b.yaml"))
@@ -127,6 +130,7 @@ def test_streams_2_never_collide_where_streams_1_did():
     assert max(rng_run(1, cid, MAX_REPLICATIONS) for cid in block) < 2**63
 
 
+@pytest.mark.programs
 def test_a_huge_design_is_refused_with_its_size_before_it_is_expanded(tmp_path):
     # 10^4 levels x 10^4 replications = 10^8 runs: refused at once, nothing expanded
     levels = ", ".join(str(1 + i) for i in range(10_000))
@@ -150,6 +154,7 @@ def test_a_huge_design_is_refused_with_its_size_before_it_is_expanded(tmp_path):
         load_design(write(tmp_path, GOOD.replace("replications: 2", "replications: 100000")))
 
 
+@pytest.mark.programs
 def test_shipped_sweeps_are_valid():
     designs = {p.stem: load_design(p) for p in (REPO / "sweeps").glob("*.yaml")}
     assert {"smoke", "goyal98-quick", "goyal98"} <= set(designs)
@@ -280,6 +285,7 @@ BAD = [
 ]
 
 
+@pytest.mark.programs
 @pytest.mark.parametrize(("what", "text", "field", "allowed"), BAD, ids=[b[0] for b in BAD])
 def test_malformed_file_names_file_field_and_what_is_allowed(tmp_path, what, text, field, allowed):
     path = write(tmp_path, text)
@@ -289,6 +295,7 @@ def test_malformed_file_names_file_field_and_what_is_allowed(tmp_path, what, tex
     assert message.startswith(f"{path}: ") and field in message and allowed in message, message
 
 
+@pytest.mark.programs
 @pytest.mark.parametrize("command", ["run", "plan", "status"])
 def test_cli_refuses_a_malformed_file_before_anything_runs(tmp_path, capsys, command):
     path = write(tmp_path, GOOD.replace("flavor: [reno, sack]", "flavor: []"))
@@ -304,6 +311,7 @@ def test_missing_sweep_file_is_reported(tmp_path, capsys):
     assert "nope.yaml: cannot read the sweep file" in capsys.readouterr().err
 
 
+@pytest.mark.programs
 def test_plan_shows_the_run_table(tmp_path, capsys):
     path = write(tmp_path, GOOD)
     assert cli.main(["plan", str(path), "--results", str(tmp_path / "r"), "--cores", "2"]) == 0
@@ -340,6 +348,7 @@ def contract_result(clients: int = 2) -> dict:
     }  # fmt: skip
 
 
+@pytest.mark.programs
 def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
     design = load_design(write(tmp_path, GOOD))
     run = next(design.runs())
@@ -376,6 +385,7 @@ def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
     assert connections.column("config_id").to_pylist() == [run.config_id] * 2
 
 
+@pytest.mark.programs
 @pytest.mark.parametrize(
     ("analysis", "field", "allowed"),
     [
@@ -417,6 +427,7 @@ def test_analysis_theory_and_traces_are_checked(tmp_path, capsys, analysis, fiel
         load_design(design)
 
 
+@pytest.mark.programs
 def test_trace_x_a_factor_with_mean_or_a_column_of_a_factor_s_name(tmp_path):
     """x a factor with numeric levels takes replications: mean; a column of the table named
     like a factor (barakat's ssthresh) is the column, with either."""
