@@ -105,6 +105,7 @@ def test_same_run_is_identical_and_s2_runs_differ(barakat):
         assert t["finished"] == (t["duration"] is not None)
 
 
+@pytest.mark.slow
 def test_tiny_s2_sweep_through_satsweep(tmp_path, capsys):
     design = tmp_path / "tiny-s2.yaml"
     design.write_text(

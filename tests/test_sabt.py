@@ -52,6 +52,7 @@ def test_bad_input_exits_2_naming_the_flag_and_writes_nothing(sabt, tmp_path, fl
     assert_usage_error(sabt, flags, allowed, tmp_path)
 
 
+@pytest.mark.slow
 def test_scenario_presets(sabt):
     d = sabt.description
     assert set(d.tables) == {"connections", "timeline"}
@@ -74,6 +75,7 @@ def short_runs(sabt) -> dict[str, dict]:
     return {a: sabt.run({**SHORT_FIG, "algorithm": a}, 1) for a in ("eq", "sabt")}
 
 
+@pytest.mark.slow
 def test_eq_caps_connection_1_at_a_pool_of_200_packets_and_sabt_does_not(short_runs):
     """Spec section 3: EQ gives 200/7 = 28 packets of 1000 bytes (whole segments) to each
     connection, below the path's ~38-packet BDP, so connection 1, alone on its 1.5 Mbit/s path,
@@ -135,6 +137,7 @@ def tiny_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return results / "tiny-sabt"
 
 
+@pytest.mark.slow
 def test_tiny_sweep_through_satsweep(tiny_store):
     rows = duckdb.sql(
         f"SELECT algorithm, pool, count(*) AS n, min(fairness) AS low FROM "

@@ -100,6 +100,7 @@ def test_remote_command_names_the_workflows_groups():
     assert slurm["min_group_seconds"] == schedule.MIN_GROUP_SECONDS
 
 
+@pytest.mark.slow
 def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):
     """One core, two configurations: the WAN one (second in the file, ~7x the estimate of the
     GEO one) starts first because of its priority, as its start time in the store shows."""

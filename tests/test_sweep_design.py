@@ -114,6 +114,7 @@ def test_seeds_are_documented_stable_when_r_grows_and_distinct(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_streams_2_never_collide_where_streams_1_did():
     """10^6 runs: with 32-bit hashes (streams 1) some two runs share a stream for every
     base_seed; streams 2 maps distinct (configuration, replication) to distinct numbers (a

@@ -24,7 +24,8 @@ from satsweep.design import load_design, rng_run
 from satsweep.store import KEY_COLUMNS, PROVENANCE_COLUMNS
 from tests.support import REPO
 
-pytestmark = pytest.mark.programs
+# real sweeps of satnet, most of them tens of seconds
+pytestmark = [pytest.mark.programs, pytest.mark.slow]
 
 PROVENANCE = set(PROVENANCE_COLUMNS)
 #: satnet's summary fields that measure the machine, not the model.
