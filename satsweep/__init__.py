@@ -3,8 +3,9 @@
 The package's rooms, in the data's direction; each imports only the rooms before it:
 
 - ``engine``: the engine contract: a simulation program, its ``--describe``, one run;
-- ``theory``: a study's analytic model as code (Barakat & Altman's Theorem 1 and eqs. (4)-(7)),
-  pure arithmetic the design names and the report draws beside the simulation;
+- ``theory``: what a study's analytic model provides, pure arithmetic the design names (an
+  installed plug-in such as Barakat & Altman's, ``analysis/barakat/``, or a file beside the
+  design) and the report draws beside the simulation;
 - ``design``: the YAML design, checked against its program, expanded into runs;
 - ``store``: one study's results (``results/<study>/``): runs typed by the description,
   compaction, the recorded design, SQL views;

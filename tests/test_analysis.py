@@ -29,7 +29,7 @@ from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS
 ROOT = Path(__file__).resolve().parents[1]
 # copies of shared/reference/goyal98-wan.csv (the paper's WAN table, beside the SQL that compares
 # with it) and goyal98-wan-anova.json (the paper's analysis of it, Tables 4-6)
-WAN_CSV = ROOT / "analysis" / "reference" / "goyal98-wan.csv"
+WAN_CSV = ROOT / "analysis" / "goyal98" / "goyal98-wan.csv"
 WAN_ANOVA = ROOT / "tests" / "data" / "goyal98-wan-anova.json"
 FACTORS = ["flavor", "buffer", "drop"]
 
@@ -489,7 +489,7 @@ def read_csv_typed(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 def test_goyal98_wan_sql_compares_the_wan_cells_with_the_paper(tmp_path, capsys):
-    """analysis/goyal98-wan.sql (issue 11's target): each WAN cell's mean beside the paper's,
+    """analysis/goyal98/goyal98-wan.sql (issue 11's target): each WAN cell's mean beside the paper's,
     and the summary row: mean, RMS and largest gap, cells within 0.10. A store whose WAN cells
     are the paper's + 0.05 (one cell + 0.20), two replications each, and MEO runs the query
     must leave out."""
@@ -506,7 +506,7 @@ def test_goyal98_wan_sql_compares_the_wan_cells_with_the_paper(tmp_path, capsys)
     store = tmp_path / "results" / "g"
     store.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows), store / "runs.parquet")
-    query = (ROOT / "analysis" / "goyal98-wan.sql").read_text()
+    query = (ROOT / "analysis" / "goyal98" / "goyal98-wan.sql").read_text()
     argv = ["sql", "--results", str(tmp_path / "results"), "--study", "g", "--csv",
             "--table", f"paper={WAN_CSV}", query]  # fmt: skip
     code, out, err = run_cli(argv, capsys)
@@ -531,7 +531,7 @@ def test_goyal98_wan_sql_compares_the_wan_cells_with_the_paper(tmp_path, capsys)
 
 
 def test_goyal98_load_sql_counts_the_backlogged_connections_of_each_wan_cell(tmp_path, capsys):
-    """analysis/goyal98-load.sql: per WAN cell, offered load and goodput in units of C and the
+    """analysis/goyal98/goyal98-load.sql: per WAN cell, offered load and goodput in units of C and the
     connections whose requested bytes are not all received at the end, averaged over the
     replications; MEO runs are left out. Two replications of one cell with 3 and 1 of 4
     connections backlogged, and a MEO run with all 4."""
@@ -549,7 +549,7 @@ def test_goyal98_load_sql_counts_the_backlogged_connections_of_each_wan_cell(tmp
     store.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(runs), store / "runs.parquet")
     pq.write_table(pa.Table.from_pylist(connections), store / "connections.parquet")
-    query = (ROOT / "analysis" / "goyal98-load.sql").read_text()
+    query = (ROOT / "analysis" / "goyal98" / "goyal98-load.sql").read_text()
     argv = ["sql", "--results", str(tmp_path / "results"), "--study", "g", "--csv", query]
     code, out, err = run_cli(argv, capsys)
     assert code == 0, err

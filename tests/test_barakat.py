@@ -10,7 +10,7 @@ import pytest
 
 from satsweep import cli
 from satsweep.engine import Program
-from satsweep.theory import barakat as theory
+import satsweep_barakat.theory as theory
 from tests.support import REPO
 from tests.support.programs import assert_usage_error
 

@@ -161,7 +161,7 @@ def test_a_tiny_goyal98_study_runs_into_parquet_and_is_analysed(tmp_path):
 @pytest.mark.programs
 @pytest.mark.slow
 def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
-    """The tiny design on both engines, compared by analysis/goyal98-engines*.sql as
+    """The tiny design on both engines, compared by analysis/goyal98/goyal98-engines*.sql as
     omnetpp/README.md runs them: one row per configuration, one per workload."""
     omnetpp = run_study(tmp_path, "tiny-omnetpp", GOYAL98_OMNETPP)
     ns3 = run_study(tmp_path, "tiny-ns3", "program: satnet\n")
@@ -171,7 +171,8 @@ def test_the_cross_engine_queries_compare_the_two_stores(tmp_path):
         con.execute("SET VARIABLE ns3_runs = ?", [str(ns3)])
         con.execute("SET VARIABLE omnetpp_runs = ?", [str(omnetpp)])
         con.execute("SET VARIABLE t_quantile = ?", [float(t.ppf(0.95, dof))])
-        tables[name] = con.sql((REPO / "analysis" / f"{name}.sql").read_text()).fetchall()
+        query = (REPO / "analysis" / "goyal98" / f"{name}.sql").read_text()
+        tables[name] = con.sql(query).fetchall()
     cells = tables["goyal98-engines"]
     # one row per flavor x drop, against satnet's default sender
     assert sorted((r[0], r[2], r[3], r[4]) for r in cells) == [

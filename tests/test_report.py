@@ -10,7 +10,6 @@ import re
 import shutil
 import statistics
 import struct
-from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,10 @@ import scipy.stats
 import yaml
 
 from satsweep import analysis, cli, report
-from satsweep.design import TraceSettings, load_design
+from satsweep.design import TraceSettings
 from satsweep.report.tables import trace_mean_panels, trace_over_factor, trace_panels
 from satsweep.store import Store
-from satsweep.theory import THEORIES, Reference, Theory
+from satsweep.theory import Reference, theory
 from tests.support import REPO
 
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
@@ -432,22 +431,27 @@ def test_curves_only_over_a_numeric_column_factor(tmp_path: Path) -> None:
 # -- curves, theory and traces on real satnet stores ----------------------------------------
 
 
-def _toy_predictions(row: Mapping[str, Any]) -> dict[str, float | None]:
-    """Arithmetic on a run's parameters; nothing for reno's "halved" (a None to skip)."""
+#: A theory of satnet's efficiency for these tests (satnet has none of its own), a file beside
+#: the design as a study's own theory may be: real arithmetic on each cell's run; nothing for
+#: reno's "halved" (a None to skip).
+TOY_THEORY = """\
+from satsweep.theory import Reference, Theory
+
+
+def predictions(row):
     buffer = row["bufferRtt"]
     return {"share": buffer / (1 + buffer), "halved": None if row["flavor"] == "reno" else buffer}
 
 
-def _toy_references(x: str, y: str, row: Mapping[str, Any]) -> list[Reference]:
+def references(x, y, row):
     if x == "bufferRtt":
         return [Reference("x", 1.0, "one RTT")]  # the same for every series: drawn once
     return [Reference("x", row["clients"] - 1, "last pair")] if x == "id" else []
 
 
-#: A theory of satnet's efficiency for these tests (satnet has none of its own): real
-#: arithmetic on each cell's run, registered in THEORIES as a theory module registers its own.
-TOY = Theory("toy", "a test theory", _toy_predictions, {"efficiency": ["share", "halved"]},
-             _toy_references)  # fmt: skip
+THEORY = Theory("toy", "a test theory", predictions, {"efficiency": ["share", "halved"]},
+                references)
+"""
 
 SATNET_CURVES = """\
 study: curves
@@ -459,11 +463,10 @@ fixed: {link: wan, drop: epd, clients: 5, simTime: 5}
 replications: 2
 analysis:
   responses: [efficiency, fairness]
-  theory: toy
+  theory: ./toy_theory.py
   traces:
     - {table: connections, x: id, y: [throughput_bps, fair_share_bps], title: "per pair"}
 """
-THEORY_LINE = "  theory: toy\n"
 #: r = 1; the last factor numeric with 3 levels, the first numeric with 2.
 SATNET_SINGLE = """\
 study: single
@@ -477,13 +480,6 @@ analysis: {responses: [efficiency]}
 """
 
 
-@pytest.fixture(scope="module")
-def toy() -> Iterator[Theory]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(THEORIES, "toy", TOY)
-        yield TOY
-
-
 def run_study(results: Path, text: str) -> Path:
     """Runs the design ``text`` with the real satnet into ``results``; its store."""
     design = results / "design.yaml"
@@ -493,15 +489,15 @@ def run_study(results: Path, text: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def curves_store(satnet: object, toy: Theory, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """flavor x bufferRtt (0.5, 1, 2), r = 2, with the toy theory and a trace of connections,
-    reported with the defaults. The runs are made without the theory (Snakemake reads the design
-    in a process of its own, where the toy is not registered); the design naming it is then
-    recorded, as `satsweep run` records a design."""
-    store = run_study(tmp_path_factory.mktemp("results"), SATNET_CURVES.replace(THEORY_LINE, ""))
-    (store.parent / "design.yaml").write_text(SATNET_CURVES)
-    Store(store).record(load_design(store.parent / "design.yaml"))
-    assert cli.main(["report", "curves", "--results", str(store.parent)]) == 0
+def curves_store(satnet: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flavor x bufferRtt (0.5, 1, 2), r = 2, with the toy theory (a file beside the design,
+    which the store records) and a trace of connections, reported with the defaults."""
+    results = tmp_path_factory.mktemp("results")
+    (results / "toy_theory.py").write_text(TOY_THEORY)
+    store = run_study(results, SATNET_CURVES)
+    recorded = json.loads((store / "design.json").read_text())
+    assert recorded["theory"] == {"path": str(results / "toy_theory.py")}
+    assert cli.main(["report", "curves", "--results", str(results)]) == 0
     return store
 
 
@@ -532,7 +528,7 @@ def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: 
     (flavor, buffer), values = next((k, v) for k, v in cells.items() if len(set(v)) == 2)
     half = scipy.stats.t.ppf(0.95, 1) * statistics.stdev(values) / math.sqrt(2)
     part = section_of(curves_store, "efficiency")
-    table = part.split("#### efficiency: simulated and predicted (toy)\n\n", 1)[1]
+    table = part.split("#### efficiency: simulated and predicted (./toy_theory.py)\n\n", 1)[1]
     assert table.startswith("| series | bufferRtt | simulated | share | halved |")
     level = f"{buffer:g}"
     [row] = [r for r in table.splitlines() if r.startswith(f"| flavor={flavor} | {level} |")]
@@ -544,7 +540,7 @@ def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: 
     assert halved == ("" if flavor == "reno" else f"{buffer:.4f}")
     # the same interval as the results table's cell, and the theory's line listed once
     assert f"{statistics.mean(values):.4f} ± {half:.4f}" in part.split("#### Results", 1)[1]
-    assert part.count("Theory (toy), dotted: one RTT at x = 1.0000.") == 1
+    assert part.count("Theory (./toy_theory.py), dotted: one RTT at x = 1.0000.") == 1
     assert "simulated and predicted" not in section_of(curves_store, "fairness")
 
 
@@ -594,8 +590,9 @@ def test_traces_of_a_real_study(curves_store: Path) -> None:
 
     trace = TraceSettings(table="connections", x="id", y=["throughput_bps", "fair_share_bps"])
     runs = curves_store / "runs.parquet"
+    toy = theory("./toy_theory.py", curves_store.parent)
     panels = trace_panels(runs, curves_store / "connections.parquet", trace,
-                          ["flavor", "bufferRtt"], TOY)  # fmt: skip
+                          ["flavor", "bufferRtt"], toy)  # fmt: skip
     assert [p.title for p in panels] == [
         f"flavor={f}, bufferRtt={b}" for f in ("reno", "sack") for b in (0.5, 1.0, 2.0)
     ]
@@ -637,21 +634,32 @@ def test_a_recorded_theory_that_is_gone_exits_2(
     store = tmp_path / "curves"
     shutil.copytree(curves_store, store)
     recorded = json.loads((store / "design.json").read_text())
-    recorded["design"]["analysis"]["theory"] = "gone"
+    recorded["theory"]["path"] = str(tmp_path / "gone.py")
     (store / "design.json").write_text(json.dumps(recorded))
     capsys.readouterr()
     assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 2
-    assert "analysis.theory of the recorded design: no theory 'gone'; allowed: " in (
+    assert f"analysis.theory of the recorded design: no theory file {tmp_path / 'gone.py'}; " \
+           "allowed: barakat (installed), " in capsys.readouterr().err  # fmt: skip
+    recorded["design"]["analysis"]["theory"] = "gone"
+    (store / "design.json").write_text(json.dumps(recorded))
+    assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 2
+    assert "analysis.theory of the recorded design: no theory 'gone'; allowed: barakat " in (
         capsys.readouterr().err
     )
+
+
+THEORIES_ALLOWED = (
+    "barakat (installed), or a Python file defining THEORY, relative to the sweep file (e.g. "
+    "./theory.py)"
+)
 
 
 @pytest.mark.programs
 @pytest.mark.parametrize(
     ("analysis", "field", "allowed"),
     [
-        ("theory: nope", "analysis.theory", "no theory 'nope'; allowed: barakat"),
-        ("theory: 3", "analysis.theory", "3 is not allowed; allowed: the name of a theory: barakat"),
+        ("theory: nope", "analysis.theory", f"no theory 'nope'; allowed: {THEORIES_ALLOWED}"),
+        ("theory: 3", "analysis.theory", f"3 is not allowed; allowed: {THEORIES_ALLOWED}"),
         ("theroy: barakat", "analysis.theroy",
          "unknown field; allowed: responses, factors, by, theory, traces"),
         ("traces: [{table: nope, x: id, y: [vc]}]", "analysis.traces[0].table",

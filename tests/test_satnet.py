@@ -14,7 +14,7 @@ import pytest
 
 from satsweep import cli
 from satsweep.engine import USAGE_ERROR, Program
-from satsweep.theory.barakat import theorem1_wb
+from satsweep_barakat.theory import theorem1_wb
 from tests.support.programs import run_satnet_cli
 
 pytestmark = pytest.mark.programs

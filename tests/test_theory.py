@@ -1,14 +1,18 @@
-"""The theory room: Barakat & Altman's calculator (satsweep/theory/barakat.py) against the values
-of shared/spec/barakat.md, section 3, and the hand-computed cases below; the registry."""
+"""The theory room: Barakat & Altman's calculator (analysis/barakat/theory.py, the installed
+plug-in satsweep_barakat) against the values of shared/spec/barakat.md, section 3, and the
+hand-computed cases below; theories found by name and by file."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from satsweep.theory import THEORIES, Reference, TheoryError, theory
-from satsweep.theory import barakat as b
+import satsweep_barakat.theory as b
+from satsweep.theory import Reference, TheoryError, TheoryNotFound, installed, theory
 
 # -- the model ---------------------------------------------------------------------------------
 
@@ -401,11 +405,65 @@ def test_references_other_pairs():
     assert b.THEORY.references("cwnd", "time", S1) == []
 
 
-# -- the registry ------------------------------------------------------------------------------
+# -- finding a theory --------------------------------------------------------------------------
 
 
-def test_registry():
+def test_an_installed_theory_by_name():
+    assert "barakat" in installed()
     assert theory("barakat") is b.THEORY
-    assert THEORIES["barakat"].name == "barakat"
-    with pytest.raises(KeyError, match="barakat"):
+    with pytest.raises(TheoryNotFound) as e:
         theory("nope")
+    assert str(e.value).startswith("no theory 'nope'; allowed: barakat (installed), or a Python "
+                                   "file defining THEORY, relative to the sweep file")  # fmt: skip
+
+
+TINY = """\
+from satsweep.theory import Reference, Theory
+
+THEORY = Theory("tiny", "twice the buffer", lambda row: {"2B": 2 * row["buffer"]},
+                {"wb": ["2B"]}, lambda x, y, row: [Reference("x", 1.0, "one")])
+"""
+
+
+def test_a_theory_file_relative_to_the_design(tmp_path: Path):
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "tiny.py").write_text(TINY)
+    found = theory("./studies/tiny.py", tmp_path)
+    assert found.name == "tiny" and found.predictions({"buffer": 3}) == {"2B": 6}
+    assert theory(str(tmp_path / "studies" / "tiny.py")) is found  # absolute: the same module
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (None, "no theory file {path}; allowed: barakat (installed), or a Python file"),
+        ("THEORY = 3\n", "theory file {path} defines no THEORY; allowed: a module whose "
+         "THEORY is a satsweep.theory.Theory"),
+        ("import no_such_module\n", "theory file {path} cannot be loaded: "
+         "ModuleNotFoundError: No module named 'no_such_module'"),
+        ("def (:\n", "theory file {path} cannot be loaded: SyntaxError: invalid syntax"),
+    ],
+)  # fmt: skip
+def test_a_theory_file_that_cannot_be_used_says_why_in_one_line(tmp_path: Path, text, problem):
+    if text is not None:
+        (tmp_path / "t.py").write_text(text)
+    with pytest.raises(TheoryNotFound) as e:
+        theory("./t.py", tmp_path)
+    assert str(e.value).startswith(problem.format(path=tmp_path / "t.py"))
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "import satsweep.theory",
+        "import satsweep_barakat.theory",
+        "import satsweep_barakat.theory, satsweep.design",
+        "import satsweep.design, satsweep_barakat.theory",
+        "import satsweep.report; from satsweep.theory import theory; theory('barakat')",
+    ],
+)
+def test_no_import_order_is_circular(imports: str):
+    """Each order in a fresh interpreter (the theory room once imported its plug-in while half
+    initialised)."""
+    subprocess.run([sys.executable, "-c", imports], check=True, timeout=120)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from satsweep.design import TraceSettings
 from satsweep.engine import value_text
 from satsweep.store import Store
+from satsweep.theory import theory_file
 
 __all__ = ["StudyDesign", "study_design"]
 
@@ -26,7 +28,8 @@ class StudyDesign:
     layout: list[str] = field(default_factory=list)  # the default factors, columns last
     units: Mapping[str, str] = field(default_factory=dict)
     bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
-    theory: str | None = None  # a name of satsweep.theory.THEORIES
+    theory: str | None = None  # the design's analysis.theory, as it names it
+    theory_file: Path | None = None  # a theory given as a file, as the store recorded it
     traces: list[TraceSettings] = field(default_factory=list)
     # replications every configuration has when some have more (a precision campaign over
     # configurations): the factorial analysis takes 1..this of each; None when balanced
@@ -56,6 +59,9 @@ def study_design(store: Store) -> StudyDesign:
     if design is None:
         return StudyDesign()
     describe, settings = design.describe, design.analysis
+    # a theory file as the store recorded where it was (the design names it relative to itself)
+    recorded_file = (store.recorded() or {}).get("theory", {}).get("path")
+    named_file = settings.theory is not None and theory_file(settings.theory) is not None
     numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
     by = settings.by
     return StudyDesign(
@@ -71,6 +77,7 @@ def study_design(store: Store) -> StudyDesign:
             if f.minimum is not None or f.maximum is not None
         },
         theory=settings.theory,
+        theory_file=Path(recorded_file) if named_file and recorded_file else None,
         traces=list(settings.traces),
         balanced_replications=None if design.balanced else design.replications,
         recorded=True,

@@ -8,7 +8,7 @@ from typing import Any
 
 from satsweep.design.schema import Design, TraceSettings, clip, quoted
 from satsweep.engine import Description, Parameter, value_text
-from satsweep.theory import THEORIES
+from satsweep.theory import TheoryNotFound, theory
 
 __all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters"]
 
@@ -103,13 +103,11 @@ def check_analysis(design: Design) -> list[tuple[str, str]]:
             )
     if settings.by and settings.by in (settings.factors or ()):
         problems.append(("analysis.by", f"'{settings.by}' is also in analysis.factors"))
-    if settings.theory is not None and settings.theory not in THEORIES:
-        problems.append(
-            (
-                "analysis.theory",
-                f"no theory '{settings.theory}'; allowed: {', '.join(sorted(THEORIES))}",
-            )
-        )
+    if settings.theory is not None:
+        try:  # loaded now: a theory that cannot be is found before the runs, not at the report
+            theory(settings.theory, design.source.parent)
+        except TheoryNotFound as e:
+            problems.append(("analysis.theory", str(e)))
     for i, trace in enumerate(settings.traces):
         problems += _check_trace(f"analysis.traces[{i}]", trace, design)
     for i, target in enumerate(design.precision.until if design.precision else ()):

@@ -17,7 +17,7 @@ from satsweep.design.schema import Design, DesignError, clip, quoted
 from satsweep.engine import Program, ProgramError
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.adapters import option_owners
-from satsweep.theory import THEORIES
+from satsweep.theory import allowed as allowed_theories
 
 __all__ = ["MAX_ALIASED_NODES", "MAX_RUNS", "load_design"]
 
@@ -128,16 +128,23 @@ _FIELD_HELP = {
     "resources": "a mapping with mem_mb (an integer >= 1) and timeout_s (seconds > 0, each "
     "run's time limit)",
     "analysis": "a mapping with responses (summary fields), factors (factors, the last makes "
-    "the report's columns), by (a factor), theory (a theory's name) and traces (a list)",
+    "the report's columns), by (a factor), theory (an installed theory's name or a Python "
+    "file) and traces (a list)",
 }
-#: The keys of ``analysis``, and what each takes.
-_ANALYSIS_HELP = {
-    "responses": "a list of numeric summary fields of the program",
-    "factors": "a list of the design's factors (the last makes the report's columns)",
-    "by": "a factor of the design",
-    "theory": f"the name of a theory: {', '.join(sorted(THEORIES)) or '(none)'}",
-    "traces": "a list of mappings with table, x, y, series, title and replications",
-}
+
+
+def _analysis_help() -> dict[str, str]:
+    """The keys of ``analysis``, and what each takes (the installed theories looked up when a
+    message needs them, not at every import)."""
+    return {
+        "responses": "a list of numeric summary fields of the program",
+        "factors": "a list of the design's factors (the last makes the report's columns)",
+        "by": "a factor of the design",
+        "theory": allowed_theories(),
+        "traces": "a list of mappings with table, x, y, series, title and replications",
+    }
+
+
 #: The keys of an entry of ``analysis.traces``, and what each takes.
 _TRACE_HELP = {
     "table": "a table the program declares",
@@ -166,7 +173,7 @@ def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
     if len(loc) >= 4 and loc[:2] == ["analysis", "traces"]:
         return _TRACE_HELP, loc[3]
     if len(loc) >= 2 and loc[0] == "analysis":
-        return _ANALYSIS_HELP, loc[1]
+        return _analysis_help(), loc[1]
     return _FIELD_HELP, loc[0] if loc else ""
 
 

@@ -20,9 +20,10 @@ and optionally what its analysis looks at::
     base_seed: 1
     analysis: {responses: [efficiency, fairness], by: link, factors: [drop, flavor, bufferRtt]}
 
-The ``analysis`` section may also name the study's theory (``theory: barakat``, a name of
-:data:`satsweep.theory.THEORIES`, drawn beside the results) and ``traces``, figures of one of the
-program's tables, each ``{table, x, y: [columns], series, title, replications}`` (x and y
+The ``analysis`` section may also name the study's theory, drawn beside the results: an
+installed theory's name (``theory: barakat``) or a Python file defining ``THEORY``, relative to
+the design file (``theory: ./my_theory.py``; :func:`satsweep.theory.theory`), and ``traces``,
+figures of one of the program's tables, each ``{table, x, y: [columns], series, title, replications}`` (x and y
 numeric columns of the table, series any column of it: one line per value; replications
 ``first``, the first run of each configuration, or ``mean``, the mean over its runs with a t
 interval, and with ``mean`` x may be a factor with numeric levels), e.g.
@@ -53,6 +54,7 @@ from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG, Configuration, 
 from satsweep.engine import Description, Program, flags
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.description import STUDY_PATTERN
+from satsweep.theory import theory_file
 
 __all__ = [
     "MAX_QUOTED",
@@ -163,8 +165,8 @@ class AnalysisSettings(BaseModel):
     """What the study's analysis and report look at by default (each may be given instead on
     the command line): responses (summary fields), the factors in the order of the report's
     tables (the last one makes the columns) and a factor to analyse per level of; the study's
-    theory (a name of :data:`satsweep.theory.THEORIES`), drawn beside the results; and the
-    traces, figures of the program's tables."""
+    theory (an installed theory's name or a file, :func:`satsweep.theory.theory`), drawn beside
+    the results; and the traces, figures of the program's tables."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     responses: list[str] | None = Field(default=None, min_length=1)
@@ -260,6 +262,13 @@ class Design(BaseModel):
         if self._source is None:
             raise RuntimeError("a Design's file is set by load_design")
         return self._source
+
+    @property
+    def theory_file(self) -> Path | None:
+        """The file of the design's theory when it names one (``analysis.theory: ./x.py``),
+        absolute: the store records it beside the design, for the report to find it."""
+        spec = self.analysis.theory
+        return theory_file(spec, self.source.parent) if spec is not None else None
 
     @property
     def executable(self) -> Program:

@@ -45,7 +45,7 @@ from satsweep.report.tables import (
     trace_over_factor,
     trace_panels,
 )
-from satsweep.theory import Theory, theory
+from satsweep.theory import Theory, TheoryNotFound, theory
 
 __all__ = ["AUTO", "REPORT_DIR", "ReportError", "write_report"]
 
@@ -447,10 +447,11 @@ def write_report(
     if not responses:
         raise ReportError("no responses given")
 
-    try:
-        study_theory = theory(design.theory) if design.theory else None
-    except KeyError as e:
-        raise ReportError(f"analysis.theory of the recorded design: {e.args[0]}") from None
+    try:  # a theory file by where the store recorded it: the report may run elsewhere
+        spec = str(design.theory_file) if design.theory_file else design.theory
+        study_theory = theory(spec) if spec else None
+    except TheoryNotFound as e:
+        raise ReportError(f"analysis.theory of the recorded design: {e}") from None
     try:
         # with configurations of their own replications, the factorial analysis takes the
         # balanced part (replications 1..r of each); the results table every run

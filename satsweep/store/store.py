@@ -430,6 +430,8 @@ class Store:
                 "design": design.resolved(),
                 "sha256": design.sha256(),
                 "program": {"path": str(program.path), "sha256": program.sha256},
+                # a theory given as a file: where the report finds it
+                **({"theory": {"path": str(f)}} if (f := design.theory_file) else {}),
                 "describe": program.description.model_dump(mode="json"),
                 "satsweep_version": satsweep.__version__,
                 "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

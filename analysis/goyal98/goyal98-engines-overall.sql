@@ -6,7 +6,7 @@
 --   SET VARIABLE omnetpp_runs = 'results/goyal98-engines-omnetpp/runs.parquet';
 --   SET VARIABLE t_quantile = 1.8946;  -- t(0.95; k - 1) for k = 8 configurations per
 --                                      -- link and workload: scipy.stats.t.ppf(0.95, 7)
---   .read analysis/goyal98-engines-overall.sql
+--   .read analysis/goyal98/goyal98-engines-overall.sql
 --
 -- One row per link, workload and ns-3 TCP model: over the k configurations (flavor x drop),
 -- the mean of the paired differences of the configuration means (OMNeT++ - ns-3) of E and F, the

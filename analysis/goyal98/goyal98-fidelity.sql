@@ -1,8 +1,8 @@
 -- The goyal98 WAN cells of each model choice against the paper's WAN table (sim/FIDELITY.md).
 -- One query, run over the study's store with the paper's table beside it:
 --
---   satsweep sql --study goyal98-fidelity --table paper=analysis/reference/goyal98-wan.csv \
---       "$(cat analysis/goyal98-fidelity.sql)"
+--   satsweep sql --study goyal98-fidelity --table paper=analysis/goyal98/goyal98-wan.csv \
+--       "$(cat analysis/goyal98/goyal98-fidelity.sql)"
 --
 -- Each cell (flavor x drop x bufferRtt) is the mean of its replications. Rows: every
 -- combination of tcpModel, switchModel and poissonBounds, then each level of one choice with the

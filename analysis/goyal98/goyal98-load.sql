@@ -2,7 +2,7 @@
 -- difference is"): the offered load against the trunk's capacity C, the goodput, and how many of
 -- the connections still have requested bytes unacknowledged when the run ends (backlogged):
 --
---   satsweep sql --study goyal98 "$(cat analysis/goyal98-load.sql)"
+--   satsweep sql --study goyal98 "$(cat analysis/goyal98/goyal98-load.sql)"
 --
 -- Each cell (drop x flavor x bufferRtt) is the mean over its replications.
 WITH backlog AS (

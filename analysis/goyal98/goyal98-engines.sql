@@ -6,7 +6,7 @@
 --   SET VARIABLE omnetpp_runs = 'results/goyal98-engines-omnetpp/runs.parquet';
 --   SET VARIABLE t_quantile = 1.8595;  -- t(0.95; 2r - 2) for r = 5 runs per engine:
 --                                      -- scipy.stats.t.ppf(0.95, 8)
---   .read analysis/goyal98-engines.sql
+--   .read analysis/goyal98/goyal98-engines.sql
 --
 -- One row per configuration (link x workload x flavor x drop) and ns-3 TCP model: each
 -- engine's mean efficiency E and fairness F over its replications, the difference (OMNeT++ -

@@ -1,8 +1,8 @@
 -- The goyal98 study's 24 WAN cells beside the paper's WAN table (sim/FIDELITY.md, issue 11's
 -- target: mean efficiency within 0.03 of the paper's, every cell within 0.10):
 --
---   satsweep sql --study goyal98 --table paper=analysis/reference/goyal98-wan.csv \
---       "$(cat analysis/goyal98-wan.sql)"
+--   satsweep sql --study goyal98 --table paper=analysis/goyal98/goyal98-wan.csv \
+--       "$(cat analysis/goyal98/goyal98-wan.sql)"
 --
 -- Rows: each cell (drop x flavor x bufferRtt) with the mean of its replications, their standard
 -- deviation and the paper's value; then 'all', the mean over the cells with the RMS and largest
