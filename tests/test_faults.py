@@ -173,6 +173,7 @@ def test_cores_must_be_a_positive_integer(toy, tmp_path, capsys, command, cores)
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_status_tells_a_script_whether_the_study_is_complete(toy, tmp_path, capsys):
     results = str(tmp_path / "results")
     assert cli.main(["status", str(toy), "--results", results]) == 3  # nothing run yet
@@ -208,6 +209,7 @@ def stored_mm1(toy, tmp_path) -> tuple[Path, str, Path]:
     return program, results, tmp_path / "results" / "toy"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("edit", "said", "pin"),
     [
@@ -241,6 +243,7 @@ def test_a_program_whose_defaults_changed_cannot_add_runs_to_the_store(
     assert cli.main(["plan", str(toy), "--results", results]) == 0
 
 
+@pytest.mark.slow
 def test_a_new_version_of_the_program_cannot_add_runs_to_the_store(toy, tmp_path, capsys):
     """A program whose behaviour changed says so by its version (satnet's ns2 model when a
     reading of ns-2's source was corrected): its runs would not be like the stored ones, so
@@ -501,6 +504,7 @@ def wait_for_runs(run: subprocess.Popen, store: Path, n: int, timeout: float = 1
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("background", "stop"),
     [(False, signal.SIGINT), (True, signal.SIGTERM)],
@@ -530,6 +534,7 @@ def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys, backgr
     assert pq.read_metadata(results / "toy" / "runs.parquet").num_rows == 8
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_store_is_refused(tmp_path, capsys):
     design = tmp_path / "slow.yaml"
     design.write_text(SLOW.format(program=MM1))

@@ -375,6 +375,7 @@ def test_a_nul_in_a_level_is_refused_before_anything_runs(tmp_path, capsys):
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_a_run_satsweep_cannot_store_fails_with_its_reason(tmp_path, capsys):
     """Any error while a result becomes rows (here the program made the run's row file a
     folder) fails the run with a .failed.json naming it, instead of crashing the job."""

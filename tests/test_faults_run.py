@@ -142,6 +142,7 @@ def test_paths_reach_snakemake_as_they_are(tmp_path, capsys, name):
 # -- item 4: the lock is held by whatever writes to the store -----------------------------------
 
 
+@pytest.mark.slow
 def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_run(
     tmp_path, leftovers
 ):
@@ -182,6 +183,7 @@ def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_ru
     assert len(invocations) == 4 and set(invocations.values()) == {1}  # every run exactly once
 
 
+@pytest.mark.slow
 def test_sigterm_to_a_background_run_says_stopped_only_when_nothing_of_it_runs(tmp_path, leftovers):
     """SIGTERM to a run started with `cmd &`: before, Snakemake waited for its running jobs
     (which nobody had stopped) and satsweep with it, or said "stopped" while they went on."""
@@ -217,6 +219,7 @@ os.execv(sys.executable, [sys.executable, {str(MM1)!r}, *args])
 """
 
 
+@pytest.mark.slow
 def test_a_hanging_program_times_out_and_keep_going_finishes_the_others(
     tmp_path, capsys, leftovers
 ):
@@ -255,6 +258,7 @@ def test_a_time_limit_must_be_positive_seconds(tmp_path, capsys):
 # -- item 10: clock skew and a full disk -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_manifest_dated_in_the_future_does_not_fail_later_runs(tmp_path, capsys):
     """Snakemake refused a compaction older than its newest input ("clock skew"), and every
     later run exited 1 until the manifest was touched."""

@@ -38,6 +38,7 @@ def test_next_replications(r, ratios, most, expected):
     assert next_replications(r, [near(x) for x in ratios], most) == expected
 
 
+@pytest.mark.slow
 def test_a_campaign_stops_at_the_half_width_asked(tmp_path):
     design = tmp_path / "normal.yaml"
     design.write_text(
@@ -142,6 +143,7 @@ def test_the_intervals_of_stopped_campaigns_cover_the_true_effects(tmp_path):
     assert 0.8 <= coverage <= 0.97
 
 
+@pytest.mark.slow
 def test_a_campaign_resumes_from_its_last_round(tmp_path):
     """A finished campaign run again starts at its last round's r (design.json), finds the
     target met and runs nothing; a campaign stopped at max stays there."""
@@ -203,6 +205,7 @@ def test_the_report_shows_the_targets(tmp_path):
     assert f"| y | 0.3000 | {now[0].halfwidth:.4f} | met |" in markdown
 
 
+@pytest.mark.slow
 def test_a_campaign_over_configurations_gives_each_its_own_replications(tmp_path, capsys):
     """Over configurations, a configuration whose y varies 6x as much needs about 36x the runs:
     only the configurations short of the target grow; each ends with its own r in the store,
@@ -267,6 +270,7 @@ def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
     assert cli.main(["plan", str(design), "--max-runs", "54"]) == 0
 
 
+@pytest.mark.slow
 def test_a_campaign_killed_in_its_second_round_completes_from_the_store(tmp_path):
     """SIGKILL of `satsweep run` (and its Snakemake) while the second round runs: the next
     `satsweep run` takes the campaign up at the recorded round and ends with the same rows as
@@ -323,6 +327,7 @@ def test_a_campaign_killed_in_its_second_round_completes_from_the_store(tmp_path
     assert rows(results) == rows(tmp_path / "whole")
 
 
+@pytest.mark.slow
 def test_a_campaign_switched_to_effects_keeps_every_run(tmp_path):
     """A campaign over configurations, then the same study over effects: the factorial analysis
     needs every configuration at the same r, so each is brought up to the most any has; no run
