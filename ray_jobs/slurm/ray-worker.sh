@@ -31,16 +31,42 @@ exec </dev/null
 [ -s "/proc/$$/fd/$TOKEN_FD" ] || { echo "ray-worker.sh: no Ray token on stdin" >&2; exit 2; }
 export RAY_AUTH_TOKEN_PATH=/proc/$$/fd/$TOKEN_FD
 
-RAY_PID=""
-stopped() {
-  [ -z "$RAY_PID" ] || kill -TERM "$RAY_PID" 2>/dev/null
-  [ -z "$RAY_PID" ] || wait "$RAY_PID"
-  exit 0
-}
-trap stopped TERM INT
-
 # Whether the head's GCS port answers (a refused or timed-out connect: it does not).
 head_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/${ADDRESS%:*}/${ADDRESS##*:}" 2>/dev/null; }
+
+# The head is gone ($1: how this node found out): says so in the job's log and cancels the job.
+# The log first, stderr last: this step's srun ran on the lost node.
+head_lost() {
+  local message
+  message="error: the Ray head at $ADDRESS is gone ($1): the job's first node, which ran the"
+  message+=" head and the driver, failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the"
+  message+=" finished runs are in the store: submit again"
+  message=$(printf '[ray-cluster %s] %s' "$(date +%H:%M:%S)" "$message")
+  printf '%s\n' "$message" >>"$LOG"
+  [ -z "${SLURM_JOB_ID:-}" ] || scancel "$SLURM_JOB_ID"
+  printf '%s\n' "$message" >&2
+}
+
+RAY_PID=""
+# SIGTERM: the batch script's teardown (it stops the workers while the head still answers),
+# scancel or the time limit (the job no longer RUNNING), or the first node's loss: Slurm then
+# ends this step too, within seconds of it (seen: 1-6 s, before slurmctld even marks the node
+# down; the step's srun ran there), often before the watch below has counted its misses, and
+# the job would stay RUNNING with nothing left to end it. So a head that is gone while the job
+# is still RUNNING is said and the job cancelled here.
+stopped() {
+  local code=0
+  trap '' TERM INT  # our own scancel's TERM, or a second one, while this runs
+  [ -z "$RAY_PID" ] || kill -TERM "$RAY_PID" 2>/dev/null
+  if [ -n "${SLURM_JOB_ID:-}" ] && ! head_answers &&
+    [ "$(squeue -h -j "$SLURM_JOB_ID" -o %T 2>/dev/null)" = RUNNING ]; then
+    head_lost "no answer from $(hostname) when Slurm ended this step"
+    code=1
+  fi
+  [ -z "$RAY_PID" ] || wait "$RAY_PID"
+  exit "$code"
+}
+trap stopped TERM INT
 
 # `ray start` may fail on a node that is only slow: Ray 2.60's raylet gives its dashboard agent
 # (a Python process) 15 s, not configurable, to write its port files, and aborts past that ("Timed
@@ -93,10 +119,6 @@ if [ -n "$RAY_PID" ]; then
   wait "$RAY_PID"
   RAY_PID=""
 fi
-message="error: the Ray head at $ADDRESS is gone (no answer from $(hostname) for about"
-message+=" $((CHECK_S * MISSES)) s): the job's first node, which ran the head and the driver,"
-message+=" failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the finished runs are in"
-message+=" the store: submit again"
-printf '[ray-cluster %s] %s\n' "$(date +%H:%M:%S)" "$message" | tee -a "$LOG" >&2
-[ -z "${SLURM_JOB_ID:-}" ] || scancel "$SLURM_JOB_ID"
+trap '' TERM INT  # the job is being cancelled here: its TERM needs no second look
+head_lost "no answer from $(hostname) for about $((CHECK_S * MISSES)) s"
 exit 1
