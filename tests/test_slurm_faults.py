@@ -13,6 +13,7 @@ import os
 import random
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import duckdb
@@ -33,7 +34,6 @@ pytestmark = [
     pytest.mark.timeout(900),
     pytest.mark.usefixtures("nodes3"),
 ]
-
 
 MEANS = {"lo": 9.0, "hi": 11.0}, {1: -0.5, 2: 0.0, 3: 0.5}  # normal.py's BASE + shifts
 JOB_TIMEOUT = 240
@@ -66,13 +66,73 @@ def job_state(job_id: str) -> str:
     ).stdout.strip()
 
 
-def wait_state(job_id: str, states: set[str], timeout: float = JOB_TIMEOUT) -> str:
-    _wait_until(lambda: job_state(job_id) in states, timeout, f"job {job_id} in {states}")
-    return job_state(job_id)
+def wait_state(
+    job_id: str, states: set[str], timeout: float = JOB_TIMEOUT, store_dir: Path | None = None
+) -> str:
+    """The job's state once it is one of ``states``; fails naming the state it stayed in (and,
+    given the job's store, what the cluster and the job were doing: :func:`job_report`)."""
+    deadline = time.monotonic() + timeout
+    while (state := job_state(job_id)) not in states:
+        if time.monotonic() > deadline:
+            report = "" if store_dir is None else "\n" + job_report(job_id, store_dir)
+            pytest.fail(
+                f"job {job_id} still {state or 'unknown to squeue'} after {timeout:g} s, "
+                f"not in {sorted(states)}{report}",
+                pytrace=False,
+            )
+        time.sleep(0.2)
+    return state
+
+
+def job_report(job_id: str, store_dir: Path) -> str:
+    """What a failed wait needs to explain itself: the job's and the nodes' Slurm states, the
+    job's log and its Ray nodes' logs, the Ray daemons' fatal errors and what runs in the nodes."""
+
+    def out(*cmd: str) -> str:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        return (proc.stdout + proc.stderr).strip()
+
+    def tail(path: Path, lines: int) -> str:
+        try:
+            return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError as e:
+            return f"({e.strerror})"
+
+    parts = [
+        f"squeue: {out('squeue', '-h', '-t', 'all', '-o', '%i %T %M %N %r')}",
+        f"sinfo: {out('sinfo', '-h', '-N', '-o', '%N %T %E')}",
+        f"--- {job_id}.out (last 30 lines):\n{tail(store_dir / 'slurm' / f'{job_id}.out', 30)}",
+    ]
+    for log in sorted((store_dir / "slurm" / job_id).glob("ray-*.log")):
+        parts.append(f"--- {log.name} (last 8 lines):\n{tail(log, 8)}")
+    # Ray's daemons log a fatal error as a " C " line (e.g. the raylet's start timing out).
+    for raylet in sorted(Path("/tmp").glob(f"satsweep-ray-{job_id}*/session_*/logs/raylet.out")):
+        fatal = [line[:300] for line in tail(raylet, 400).splitlines() if " C " in line[:40]]
+        if fatal:
+            parts.append(f"--- {raylet}: {fatal[0]}")
+    for ns in NETNS:
+        parts.append(f"--- processes in {ns}: {namespace_processes(ns) or 'none'}")
+    return "\n".join(parts)
 
 
 def done(store_dir: Path) -> int:
     return len(list(store_dir.glob("runs/*/r*.record.json")))
+
+
+def wait_runs(store_dir: Path, runs: int, job_id: str) -> None:
+    """Waits until the store holds ``runs`` runs; fails with :func:`job_report` as soon as the
+    job has ended short of them, or after JOB_TIMEOUT seconds."""
+    t0 = time.monotonic()
+    while done(store_dir) < runs:
+        state = job_state(job_id)
+        waited = time.monotonic() - t0
+        if (state and state not in submit.ACTIVE) or waited > JOB_TIMEOUT:
+            pytest.fail(
+                f"{done(store_dir)} of {runs} runs done after {waited:.0f} s, job {job_id} "
+                f"{state or 'unknown to squeue'}\n{job_report(job_id, store_dir)}",
+                pytrace=False,
+            )
+        time.sleep(0.2)
 
 
 def namespace_processes(ns: str) -> list[str]:
@@ -199,10 +259,12 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     results = tmp_path / "results"
     store_dir = results / "head"
     job = submit_job(sweep, results)
-    _wait_until(lambda: done(store_dir) >= 6, JOB_TIMEOUT, "6 runs done")
+    wait_runs(store_dir, 6, job)
     before = done(store_dir)
     lose_node("satsweep-node1")
-    assert wait_state(job, {"CANCELLED", "COMPLETED", "FAILED", "NODE_FAIL"}, 120) == "CANCELLED"
+    ended = {"CANCELLED", "COMPLETED", "FAILED", "NODE_FAIL"}
+    state = wait_state(job, ended, 120, store_dir)
+    assert state == "CANCELLED", job_report(job, store_dir)
     output = (store_dir / "slurm" / f"{job}.out").read_text()
     assert "error: the Ray head at 198.51.100.11:" in output and "is gone" in output, output
     capsys.readouterr()
@@ -212,6 +274,7 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     restart_lost_nodes()
     _wait_until(nothing_of_the_job_left, 60, "no process of the job in the nodes")
     again = submit_job(sweep, results)
-    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    state = wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}, store_dir=store_dir)
+    assert state == "COMPLETED", job_report(again, store_dir)
     checked_rows(store_dir, 36)
     print(f"head node lost: {before} of 36 runs before, 36 after, duplicates 0")
