@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 import satsweep_barakat.theory as b
+from satsweep import cli
 from satsweep.theory import Reference, TheoryError, TheoryNotFound, installed, theory
+from tests.support import REPO
 
 # -- the model ---------------------------------------------------------------------------------
 
@@ -467,3 +469,56 @@ def test_no_import_order_is_circular(imports: str):
     """Each order in a fresh interpreter (the theory room once imported its plug-in while half
     initialised)."""
     subprocess.run([sys.executable, "-c", imports], check=True, timeout=120)
+
+
+#: A study's own theory as a file beside its design: docs/examples/mm1.py's mean wait in queue,
+#: Pollaczek-Khinchine's (half of M/M/1's for deterministic service).
+PK = """\
+from satsweep.theory import Theory
+
+
+def predictions(row):
+    wait = row["load"] / (1 - row["load"])
+    return {"Pollaczek-Khinchine": wait / 2 if row["service"] == "det" else wait}
+
+
+THEORY = Theory("pk", "M/G/1's mean wait in queue", predictions,
+                {"mean_wait": ["Pollaczek-Khinchine"]}, lambda x, y, row: [])
+"""
+QUEUE = f"""\
+study: queue
+program: {REPO / "docs" / "examples" / "mm1.py"}
+factors:
+  service: [exp, det]
+  load: [0.3, 0.5, 0.7]
+fixed: {{customers: 2000}}
+replications: 2
+analysis: {{responses: [mean_wait], theory: ./pk.py}}
+"""
+
+
+@pytest.mark.slow
+def test_a_theory_file_beside_a_design_is_drawn_in_its_report(tmp_path: Path):
+    (tmp_path / "pk.py").write_text(PK)
+    (tmp_path / "queue.yaml").write_text(QUEUE)
+    results = tmp_path / "results"
+    argv = ["--results", str(results)]
+    assert cli.main(["run", str(tmp_path / "queue.yaml"), *argv, "--cores", "2"]) == 0
+    assert cli.main(["report", "queue", *argv]) == 0
+    markdown = (results / "queue" / "report" / "report.md").read_text()
+    table = markdown.split("#### mean_wait: simulated and predicted (./pk.py)\n\n", 1)[1]
+    assert table.startswith("| series | load | simulated | Pollaczek-Khinchine |")
+    for service, load, wait in [("exp", "0.3", "0.4286"), ("det", "0.7", "1.1667")]:
+        [row] = [r for r in table.splitlines() if r.startswith(f"| service={service} | {load} |")]
+        assert row.rstrip(" |").endswith(f"| {wait}")
+
+
+def test_an_unknown_theory_exits_2_naming_the_field_and_the_installed_ones(tmp_path: Path, capsys):
+    design = tmp_path / "queue.yaml"
+    design.write_text(QUEUE.replace("./pk.py", "nope"))
+    assert cli.main(["run", str(design), "--results", str(tmp_path / "results")]) == 2
+    assert (
+        f"{design}: analysis.theory: no theory 'nope'; allowed: barakat (installed), or a Python "
+        "file defining THEORY, relative to the sweep file (e.g. ./theory.py)"
+    ) in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
