@@ -3,16 +3,11 @@ rows typed by the program's description, compaction and SQL views. Imports the d
 engine rooms."""
 
 from satsweep.store.files import write_atomically, write_csv, write_json, write_parquet
+from satsweep.store.layout import StoreError, results_dir
 from satsweep.store.rows import KEY_COLUMNS, PROVENANCE_COLUMNS
-from satsweep.store.store import (
-    State,
-    Store,
-    StoreError,
-    check_read_only,
-    connect,
-    results_dir,
-    studies,
-)
+from satsweep.store.runs import State
+from satsweep.store.sql import check_read_only, connect
+from satsweep.store.store import Store, studies
 
 __all__ = [
     "KEY_COLUMNS",

@@ -1,0 +1,130 @@
+"""Compaction: a design's done runs into one file per table (runs.parquet, <table>.parquet),
+written beside the old ones and renamed into place so that no row is ever lost, and the check
+that the tables hold exactly the done runs as their last compaction wrote them
+(compaction.json)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from satsweep.design import Design
+from satsweep.engine import file_sha256
+from satsweep.store.files import write_json
+from satsweep.store.rows import run_schema, table_schema
+from satsweep.store.runs import Runs, State
+
+
+class Compaction(Runs):
+    """A store's compacted tables: written from its runs, and checked against them."""
+
+    def collect(self, design: Design, warn: Callable[[str], None] = print) -> int:
+        """Compacts the design's finished runs into runs.parquet and one file per table.
+
+        Only runs of the current design are included (in its order: configuration,
+        replication), so the store never holds a run twice or a run of an older version of
+        the design. Every run is verified as it is read (:meth:`verify`, deep); a damaged one
+        is quarantined with a warning and left out. The new tables are written beside the old
+        ones and renamed into place, the run table last, then compaction.json: a failure
+        leaves the previous tables as they were. compaction.json keeps the tables' rows, sizes
+        and sha256 and the digest of the runs compacted (:attr:`State.digest`), against which
+        :meth:`compaction_problem` checks them. Returns the number of runs.
+        """
+        tables = list(design.describe.tables)
+        state = self.state(design, deep=True)
+        self.repair(state, warn)
+        schemas = {"runs": (run_schema(design), "")}
+        for name in tables:
+            schemas[name] = (table_schema(design, name), f".{name}")
+        written: dict[str, tuple[Path, int]] = {}
+        try:
+            for name in [*tables, "runs"]:
+                schema, infix = schemas[name]
+                parts = [pq.read_table(self.run_file(r, f"{infix}.parquet")) for r in state.done]
+                table = (
+                    pa.concat_tables(parts, promote_options="permissive")
+                    if parts
+                    else schema.empty_table()
+                )
+                temporary = self.root / f".{name}.parquet.compacting.{os.getpid()}"
+                written[name] = (temporary, table.num_rows)
+                pq.write_table(table, temporary)
+            for name in [*tables, "runs"]:  # every table written: now into place, runs last
+                os.replace(written[name][0], self.table(name))
+        finally:
+            for temporary, _ in written.values():
+                temporary.unlink(missing_ok=True)
+        compacted = {}
+        for name, (_, rows) in written.items():
+            stat = self.table(name).stat()
+            compacted[name] = {
+                "rows": rows,
+                "bytes": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": file_sha256(self.table(name)),
+            }
+        write_json(
+            self.compaction_file,
+            {
+                "runs": len(state.done),
+                "digest": state.digest,
+                "tables": compacted,
+                "design_sha256": design.sha256(),
+                "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            },
+        )
+        return len(state.done)
+
+    def compaction_problem(self, state: State, deep: bool = False) -> str | None:
+        """None when the compacted tables hold exactly the done runs of ``state`` (its design's
+        :meth:`state`) as their last compaction wrote them, else what is wrong: a compaction
+        killed half way, runs done or redone since, a table truncated, replaced or removed.
+        Cheap: compaction.json, each table's Parquet metadata and size, its sha256 only when
+        its modification time changed (or ``deep``), and :attr:`State.digest`."""
+        done = len(state.done)
+        try:
+            compaction = json.loads(self.compaction_file.read_text())
+            compacted, runs = compaction["tables"], compaction["runs"]
+            if not isinstance(compacted, dict):
+                raise TypeError(compacted)
+        except FileNotFoundError:
+            return f"the {done} done runs are not compacted (no compaction.json)" if done else None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"compaction.json is unreadable ({e.__class__.__name__})"
+        for name in ["runs", *state.design.describe.tables]:
+            path = self.table(name)
+            expected = compacted.get(name)
+            if not isinstance(expected, dict):
+                return f"compaction.json has no table {name}"
+            try:
+                rows = pq.read_metadata(path).num_rows
+                stat = path.stat()
+            except FileNotFoundError:
+                return f"{path.name} is missing"
+            except (OSError, pa.ArrowException) as e:
+                return f"{path.name} is not a Parquet file ({e.__class__.__name__})"
+            if name == "runs" and rows != done:
+                if rows < done:
+                    return f"{path.name} holds {rows} of {done} done runs"
+                return f"{path.name} holds {rows} runs, {done} are done"
+            if rows != expected.get("rows"):
+                return f"{path.name} has {rows} rows, its compaction wrote {expected.get('rows')}"
+            if "bytes" not in expected:  # compacted before compaction.json kept more
+                continue
+            if stat.st_size != expected["bytes"]:
+                wrote = expected["bytes"]
+                return f"{path.name} has {stat.st_size} bytes, its compaction wrote {wrote}"
+            changed = stat.st_mtime_ns != expected.get("mtime_ns")
+            if (deep or changed) and file_sha256(path) != expected.get("sha256"):
+                return f"{path.name} is not the file its compaction wrote (another sha256)"
+        if runs != done:
+            return f"the tables hold the {runs} runs compacted before, {done} are done now"
+        if compaction.get("digest", state.digest) != state.digest:
+            return f"the tables hold other runs than the {done} done now (redone since)"
+        return None

@@ -1,0 +1,153 @@
+"""Where a study's files are, and whether they read: one directory per study under the
+results directory.
+
+::
+
+    results/<study>/
+      design.json                     the design of the runs: resolved, its hash, the program
+                                      and its --describe (written by every `satsweep run`)
+      runs/<config_id>/r<k>.json      the program's result of replication k (written by it)
+      runs/<config_id>/r<k>.<table>.parquet   its rows of each table the program declares
+      runs/<config_id>/r<k>.parquet   its run row
+      runs/<config_id>/r<k>.record.json   written last, after the files it vouches for: their
+                                      sizes, sha256 and rows, and the run number and base_seed
+                                      the run was made with (a run is done iff it is there,
+                                      its files match it and its run number is the design's)
+      runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
+      runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job
+      runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
+      compaction.json                 what the last compaction wrote (Snakemake's target): the
+                                      runs, their digest, each table's rows, size and sha256
+      quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way
+      logs/                           Snakemake's and the jobs' logs
+      .snakemake/                     Snakemake's metadata (`satsweep run` uses this directory)
+
+Every file is written to a temporary name in the same directory and renamed (store/files.py),
+so a reader (or a rerun after a kill) sees a whole file or none. The results directory is
+``results`` in the current directory, or ``$SATSWEEP_RESULTS``, or ``--results DIR``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from satsweep.design import Run
+
+#: A run's file in runs/<config_id>/: r<k> and a suffix (temporaries start with a dot).
+_RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
+#: The files of a run that say it finished: its record, or its run row (before records).
+FINISHED = frozenset({".record.json", ".parquet"})
+
+
+class StoreError(ValueError):
+    """A store (or a query over it) that cannot be opened; the message says why."""
+
+
+def results_dir(results: str | os.PathLike[str] | None = None) -> Path:
+    """The results directory: ``results`` if given, else $SATSWEEP_RESULTS, else ./results."""
+    return Path(results or os.environ.get("SATSWEEP_RESULTS") or "results").absolute()
+
+
+def row_value(path: Path, column: str) -> Any:
+    """The value of ``column`` in a run's one-row table, or None when it cannot be read."""
+    try:
+        values = pq.read_table(path, columns=[column]).column(0).to_pylist()
+    except (OSError, KeyError, pa.ArrowException):
+        return None
+    return values[0] if len(values) == 1 else None
+
+
+def readable(files: list[Path]) -> str | None:
+    """None when every file is there and reads as Parquet, else what is wrong."""
+    for path in files:
+        try:
+            pq.read_metadata(path)
+        except FileNotFoundError:
+            return f"{path.name} is missing"
+        except (OSError, pa.ArrowException) as e:
+            return f"{path.name} is not a Parquet file ({e.__class__.__name__})"
+    return None
+
+
+class Layout:
+    """A study's directory (``<results>/<study>/``): the paths of its files and what one
+    directory read finds there. The store's parts (recorded design, runs, compaction, SQL
+    views) build on it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+
+    @property
+    def study(self) -> str:
+        return self.root.name
+
+    @property
+    def design_file(self) -> Path:
+        return self.root / "design.json"
+
+    @property
+    def runs_table(self) -> Path:
+        return self.root / "runs.parquet"
+
+    @property
+    def compaction_file(self) -> Path:
+        return self.root / "compaction.json"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    def table(self, name: str) -> Path:
+        """The compacted table ``name`` (``runs`` or one of the program's)."""
+        return self.root / f"{name}.parquet"
+
+    def tables(self) -> list[str]:
+        """The compacted tables present: ``runs`` first, then the program's."""
+        found = sorted(p.stem for p in self.root.glob("*.parquet") if p.stem != "runs")
+        return ["runs", *found] if self.runs_table.is_file() else found
+
+    def run_dir(self, config_id: str) -> Path:
+        return self.root / "runs" / config_id
+
+    def run_file(self, run: Run, suffix: str = ".parquet") -> Path:
+        """A file of one run: its row (``.parquet``), ``.json``, ``.failed.json``, or
+        ``.<table>.parquet``."""
+        return self.run_dir(run.config_id) / f"r{run.replication}{suffix}"
+
+    def record_file(self, run: Run) -> Path:
+        return self.run_file(run, ".record.json")
+
+    def run_files(self, run: Run, tables: Iterable[str]) -> list[Path]:
+        """The files a finished run's record vouches for: its row, then its tables' rows."""
+        return [self.run_file(run), *(self.run_file(run, f".{t}.parquet") for t in tables)]
+
+    def manifest_file(self, config_id: str, replications: int) -> Path:
+        return self.run_dir(config_id) / f"complete-{replications}.json"
+
+    def configurations_with_files(self) -> set[str]:
+        """The config_ids that have a directory under runs/ (one directory read)."""
+        try:
+            return set(os.listdir(self.root / "runs"))
+        except FileNotFoundError:
+            return set()
+
+    def replications_with_files(self, config_id: str, replications: int) -> dict[int, set[str]]:
+        """The configuration's replications 1..``replications`` that have files, each with
+        the suffixes of its files (``.parquet``, ``.record.json``, ...): one directory read."""
+        found: dict[int, set[str]] = {}
+        try:
+            with os.scandir(self.run_dir(config_id)) as entries:
+                for entry in entries:
+                    match = _RUN_FILE.fullmatch(entry.name)
+                    if match and 1 <= int(match[1]) <= replications:
+                        found.setdefault(int(match[1]), set()).add(match[2])
+        except FileNotFoundError:
+            pass
+        return found

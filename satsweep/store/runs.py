@@ -1,0 +1,276 @@
+"""The runs in a store: which of a design's runs are done, damaged, failed or missing (State),
+each run's files written before the record that vouches for them (record-last: a run is done
+only when its record is there and its files match it), and the quarantine of damaged runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow.parquet as pq
+
+from satsweep.design import Configuration, Design, Run
+from satsweep.engine import file_sha256
+from satsweep.store.files import write_json, write_parquet
+from satsweep.store.layout import FINISHED, Layout, readable, row_value
+from satsweep.store.rows import run_rows
+
+if TYPE_CHECKING:
+    from satsweep.store.store import Store
+
+#: What :meth:`Runs.verify` says of a run that has not finished (no record, no run row).
+NOT_DONE = "not done"
+_NONE: frozenset[int] = frozenset()
+
+
+def _digest_line(run: Run, row: Path, record: dict[str, Any] | None) -> bytes:
+    """What a done run adds to the digest of a store's runs (:attr:`State.digest`): its key,
+    its run number and the sha256 of its run row (``row``) as its record gives it, or read for
+    a run made before records (a run redone gets another row: its start time at least)."""
+    recorded = record["files"][row.name].get("sha256") if record else file_sha256(row)
+    return f"{run.config_id}/r{run.replication}:{run.run}:{recorded}\n".encode()
+
+
+@dataclass
+class State:
+    """Which runs of a design are done, failed (last attempt), damaged or missing. Only runs
+    with files are listed; the missing ones are counted per configuration and listed on
+    demand (:meth:`missing`), so a state costs memory in proportion to the configurations and
+    the files, not to the design's runs."""
+
+    design: Design
+    store: Store
+    done: list[Run] = field(default_factory=list)
+    failed: list[tuple[Run, dict]] = field(default_factory=list)
+    damaged: list[tuple[Run, str]] = field(default_factory=list)  # with what is wrong
+    #: the configurations (by index) with a run not done, and their replications that are
+    #: done, failed or damaged (the others are missing)
+    incomplete: dict[int, frozenset[int]] = field(default_factory=dict)
+    #: sha256 over the done runs, in order, each with its run number and its row's sha256
+    #: (_digest_line): compaction.json keeps that of the runs compacted
+    #: (:meth:`Store.compaction_problem`)
+    digest: str = ""
+
+    @property
+    def total(self) -> int:
+        return self.design.n_runs
+
+    @property
+    def n_missing(self) -> int:
+        """Runs never run (or whose files were removed): no record, no run row, no failure."""
+        return self.total - len(self.done) - len(self.failed) - len(self.damaged)
+
+    def incomplete_configurations(self) -> Iterator[Configuration]:
+        """The configurations with a run not done."""
+        for config in self.design.iter_configurations():
+            if config.index in self.incomplete:
+                yield config
+
+    def missing(self) -> Iterator[Run]:
+        """The missing runs, configuration by configuration."""
+        for config in self.incomplete_configurations():
+            accounted = self.incomplete[config.index]
+            for k in range(1, self.design.replications_for(config.config_id) + 1):
+                if k not in accounted:
+                    yield config.run(self.design, k)
+
+
+class Runs(Layout):
+    """The runs of designs in a store: their state, their writing, their quarantine."""
+
+    def is_done(self, run: Run) -> bool:
+        """Whether the run has finished (its record, or a run row of a store made before
+        records; :meth:`verify` says whether its files are intact)."""
+        return self.record_file(run).is_file() or self.run_file(run).is_file()
+
+    def count_done(self, design: Design) -> int:
+        """Runs finished (:meth:`is_done`), counted from one directory read per configuration
+        with files."""
+        present = self.configurations_with_files()
+        return sum(
+            sum(1 for suffixes in found.values() if suffixes & FINISHED)
+            for found in (
+                self.replications_with_files(c.config_id, design.replications_for(c.config_id))
+                for c in design.iter_configurations()
+                if c.config_id in present
+            )
+        )
+
+    def verify(self, run: Run, tables: Iterable[str], deep: bool = False) -> str | None:
+        """None when the run is done and its files are intact, else what is wrong (a run not
+        done at all is :data:`NOT_DONE`). A file whose size or modification time differs from
+        its record is read and its sha256 compared (a copied store stays intact); ``deep``
+        reads every file. A run made before records existed is trusted when its files can be
+        read as Parquet. A run made with another run number (--run) than ``run``'s, as its
+        record or else its run row says, is not this run."""
+        return self._verify(run, tables, deep)[0]
+
+    def _verify(
+        self, run: Run, tables: Iterable[str], deep: bool = False
+    ) -> tuple[str | None, dict[str, Any] | None]:
+        """:meth:`verify`, and the run's record (None without one)."""
+        files = self.run_files(run, tables)
+        try:
+            record = json.loads(self.record_file(run).read_text())
+            recorded = record["files"]
+            if not isinstance(recorded, dict):
+                raise TypeError(recorded)
+        except FileNotFoundError:
+            if not files[0].is_file():
+                return NOT_DONE, None
+            problem = readable(files)  # a run made before records: its files must parse
+            return problem or self._other_run(run, row_value(files[0], "run")), None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"{self.record_file(run).name} is unreadable ({e.__class__.__name__})", None
+        made = record.get("run")
+        if type(made) is not int and files[0].is_file():  # a record of before run numbers
+            made = row_value(files[0], "run")
+        return self._intact(files, recorded, deep) or self._other_run(run, made), record
+
+    @staticmethod
+    def _intact(files: list[Path], recorded: dict[str, Any], deep: bool) -> str | None:
+        """None when ``files`` match their record's ``files``, else what is wrong."""
+        for path in files:
+            expected = recorded.get(path.name)
+            if not isinstance(expected, dict):
+                return f"{path.name} is not in its record"
+            try:
+                stat = path.stat()
+            except OSError:
+                return f"{path.name} is missing"
+            if stat.st_size != expected.get("bytes"):
+                return f"{path.name} has {stat.st_size} bytes, its record {expected.get('bytes')}"
+            changed = stat.st_mtime_ns != expected.get("mtime_ns")
+            if (deep or changed) and file_sha256(path) != expected.get("sha256"):
+                return f"{path.name} does not match its sha256"
+        return readable(files) if deep else None
+
+    @staticmethod
+    def _other_run(run: Run, made: object) -> str | None:
+        """None when a run's files were made with ``run``'s run number (or say no number),
+        else what is wrong: they are another run's (another base_seed or streams)."""
+        if type(made) is not int or made == run.run:
+            return None
+        return (
+            f"it was made with --run={made}, this design gives it --run={run.run} (another "
+            "base_seed or streams)"
+        )
+
+    def state(self, design: Design, deep: bool = False) -> State:
+        """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
+        or missing, from the files alone; ``deep`` rereads every file. runs/ is read once and
+        each configuration's directory there once; only replications with files are looked
+        at."""
+        result = State(design, self)
+        tables = list(design.describe.tables)
+        present = self.configurations_with_files()
+        digest = hashlib.sha256()
+        for config in design.iter_configurations():
+            if config.config_id not in present:
+                result.incomplete[config.index] = _NONE
+                continue
+            accounted = set()
+            done = 0
+            r = design.replications_for(config.config_id)
+            for k in sorted(self.replications_with_files(config.config_id, r)):
+                run = config.run(design, k)
+                problem, record = self._verify(run, tables, deep)
+                if problem is None:
+                    result.done.append(run)
+                    digest.update(_digest_line(run, self.run_file(run), record))
+                    done += 1
+                elif problem is not NOT_DONE:
+                    result.damaged.append((run, problem))
+                else:
+                    try:
+                        failure = json.loads(self.run_file(run, ".failed.json").read_text())
+                    except (OSError, ValueError):
+                        continue  # e.g. only the program's output: the run did not finish
+                    result.failed.append((run, failure))
+                accounted.add(k)
+            if done < r:
+                result.incomplete[config.index] = frozenset(accounted) if accounted else _NONE
+        result.digest = digest.hexdigest()
+        return result
+
+    def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
+        """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
+        row, then the record that vouches for them (the run is then done)."""
+        row, tables = run_rows(design, run, result, provenance)
+        for name, rows in tables.items():
+            write_parquet(self.run_file(run, f".{name}.parquet"), rows)
+        write_parquet(self.run_file(run), row)
+        self.write_record(run, design.describe.tables)
+        self.run_file(run, ".failed.json").unlink(missing_ok=True)
+
+    def write_record(self, run: Run, tables: Iterable[str]) -> None:
+        """The run's record: size, modification time, sha256 and rows of each of its files."""
+        files = {}
+        for path in self.run_files(run, tables):
+            stat = path.stat()
+            files[path.name] = {
+                "bytes": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "sha256": file_sha256(path),
+                "rows": pq.read_metadata(path).num_rows,
+            }
+        # the run number and base_seed it was made with: what makes it this run (:meth:`verify`)
+        record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}
+        write_json(self.record_file(run), {**record, "seed": run.seed, "files": files})
+
+    def write_failure(self, run: Run, record: dict[str, Any]) -> None:
+        """Records why a run's last attempt failed."""
+        write_json(self.run_file(run, ".failed.json"), record)
+
+    def quarantine(self, run: Run) -> list[Path]:
+        """Moves every file of a damaged run to ``quarantine/<time>/<config_id>/`` (nothing
+        is deleted) and removes its configuration's job manifests, so that the next run
+        redoes it. Returns where the files went."""
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        target = self.root / "quarantine" / stamp / run.config_id
+        moved = []
+        for path in sorted(self.run_dir(run.config_id).glob(f"r{run.replication}.*")):
+            target.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target / path.name)
+            moved.append(target / path.name)
+        self.invalidate(run.config_id)
+        return moved
+
+    def invalidate(self, config_id: str) -> None:
+        """Removes the configuration's job manifests: the manifest says the job ran, not that
+        its runs are still there, so Snakemake must look again."""
+        for manifest in self.run_dir(config_id).glob("complete-*.json"):
+            manifest.unlink(missing_ok=True)
+
+    def repair(self, state: State, warn: Callable[[str], None]) -> None:
+        """Before a sweep: quarantines the damaged runs (a warning naming their files), gives
+        runs made before records a record, and invalidates the manifests of configurations
+        whose runs are not all done, so that Snakemake runs their jobs again."""
+        tables = list(state.design.describe.tables)
+        for run, problem in state.damaged:
+            moved = self.quarantine(run)
+            where = moved[0].parent if moved else self.root / "quarantine"
+            names = ", ".join(p.name for p in moved) or "no file"
+            warn(
+                f"{run.config_id}/r{run.replication} is damaged ({problem}): moved {names} to "
+                f"{where}; it runs again"
+            )
+        for run in state.done:
+            if not self.record_file(run).is_file():
+                self.write_record(run, tables)
+        for config in state.incomplete_configurations():
+            self.invalidate(config.config_id)
+
+    def elapsed_seconds(self, runs: Iterable[Run]) -> list[float]:
+        """The elapsed_seconds of these finished (and verified) runs."""
+        values = []
+        for run in runs:
+            table = pq.read_table(self.run_file(run), columns=["elapsed_seconds"])
+            values.extend(v for v in table.column(0).to_pylist() if v is not None)
+        return values
