@@ -268,7 +268,9 @@ class Design(BaseModel):
         """The file of the design's theory when it names one (``analysis.theory: ./x.py``),
         absolute: the store records it beside the design, for the report to find it."""
         spec = self.analysis.theory
-        return theory_file(spec, self.source.parent) if spec is not None else None
+        if spec is None or theory_file(spec) is None:  # none, or an installed one's name
+            return None
+        return theory_file(spec, self.source.parent)
 
     @property
     def executable(self) -> Program:
