@@ -81,6 +81,7 @@ def test_omnetpp_is_registered_as_an_outside_adapter_would_be():
     assert isinstance(adapters()["omnetpp"], OmnetppAdapter)
 
 
+@pytest.mark.slow
 def test_an_outside_adapter_runs_a_design_with_its_own_options(outside, tmp_path):
     path = design(tmp_path, "program: queue\nscript: mm1.py\n")
     results = tmp_path / "results"

@@ -335,6 +335,7 @@ def one_run(store: Path) -> Path:
     return sorted((store / "runs").iterdir())[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
@@ -367,6 +368,7 @@ def test_a_damaged_run_is_shown_quarantined_and_redone(toy, done, capsys, damage
     assert cli.main(["status", str(toy), "--results", str(results)]) == 0
 
 
+@pytest.mark.slow
 def test_a_deleted_run_is_redone_although_its_job_ran(toy, done, capsys):
     run_dir = one_run(done)
     assert list(run_dir.glob("complete-*.json"))  # the job's manifest stands
@@ -396,6 +398,7 @@ def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
     assert cli.main(["status", str(toy), "--results", str(copy)]) == 0
 
 
+@pytest.mark.slow
 def test_runs_made_before_records_are_kept_and_adopted(toy, done, capsys):
     records = sorted(done.glob("runs/*/r*.record.json"))
     assert len(records) == 2

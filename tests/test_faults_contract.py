@@ -224,6 +224,7 @@ CUSTOMERS = '"name": "customers",\n        "type": "int",'
 WAIT = '{"name": "wait", "type": "float", "unit": "s", '
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("old", "new", "said"),
     [
@@ -288,6 +289,7 @@ def test_a_changed_description_of_the_same_version_is_refused(
 # -- item 9: results that cannot be stored --------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("summary", "said"),
     [

@@ -115,6 +115,7 @@ def leftovers(tmp_path):
 # -- item 3: paths are taken as they are -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     ["r #1", "a: b", 'it\'s "quoted"', "{x} $HOME `id` é 雪"],

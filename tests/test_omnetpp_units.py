@@ -243,6 +243,7 @@ def dumbbell_design(tmp_path: Path, replications: int, **more: object) -> Path:
     return design
 
 
+@pytest.mark.slow
 def test_a_million_runs_get_distinct_generator_states(tmp_path):
     design = load_design(dumbbell_design(tmp_path, 1000), max_runs=None)
     assert design.n_runs == 10**6
