@@ -189,6 +189,7 @@ def test_a_bad_precision_exits_2_naming_the_field(tmp_path, capsys, replications
     assert f"{design}: {field}: " in err and allowed in err, err
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_targets(tmp_path):
     design = tmp_path / "normal.yaml"
     design.write_text(
