@@ -413,6 +413,7 @@ def _peak_kb(design: Path) -> tuple[int, int]:
     return int(code), int(peak)
 
 
+@pytest.mark.slow
 def test_a_program_printing_100_mb_costs_no_memory(tmp_path):
     """A program that printed 100 MB was held in memory (the job's peak: 621 MB, 160 MB
     without the output). Now stdout is dropped and only the tail of stderr is kept: the peak
