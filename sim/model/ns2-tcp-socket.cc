@@ -26,7 +26,6 @@ namespace
 constexpr int SRTT_SHIFT = 3;        // t_srtt_ in 1/8 tick (T_SRTT_BITS)
 constexpr int RTTVAR_SHIFT = 2;      // t_rttvar_ in 1/4 tick (T_RTTVAR_BITS)
 constexpr int RTTVAR_EXP = 2;        // rto = srtt + 2^rttvar_exp_ x rttvar
-constexpr uint32_t NUM_DUPACKS = 3;  // numdupacks_
 constexpr uint32_t MAX_BACKOFF = 64; // rtt_backoff() stops doubling here
 constexpr uint32_t CLOBBER_BACKOFF = 8; // past this backoff srtt is folded into rttvar
 constexpr double MAX_CWND_BYTES = 2147483648.0; // m_tcb's 32-bit windows stay below 2^31
@@ -122,6 +121,7 @@ Ns2TcpSocket::GetInstanceTypeId() const
 }
 
 Ns2TcpSocket::Ns2TcpSocket()
+    : m_recovery(Ns2Recovery::Create(GetFlavor()))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -135,7 +135,8 @@ Ns2TcpSocket::Ns2TcpSocket(const Ns2TcpSocket& sock)
       m_sackHolesNeedUnsentData(sock.m_sackHolesNeedUnsentData),
       m_slowStart(sock.m_slowStart),
       m_byteCountingLimit(sock.m_byteCountingLimit),
-      m_dbcMaxD(sock.m_dbcMaxD)
+      m_dbcMaxD(sock.m_dbcMaxD),
+      m_recovery(Ns2Recovery::Create(GetFlavor()))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -144,6 +145,13 @@ Ptr<TcpSocketBase>
 Ns2TcpSocket::Fork()
 {
     return CopyObject<Ns2TcpSocket>(this);
+}
+
+void
+Ns2TcpSocket::SetFlavor(TcpFlavor flavor)
+{
+    TcpFlavorSocket::SetFlavor(flavor);
+    m_recovery = Ns2Recovery::Create(flavor);
 }
 
 double
@@ -230,11 +238,7 @@ Ns2TcpSocket::WndPackets() const
 uint32_t
 Ns2TcpSocket::WindowPackets() const
 {
-    double cwnd = std::floor(GetCwndPackets());
-    if (GetFlavor() == TcpFlavor::RENO || GetFlavor() == TcpFlavor::NEWRENO)
-    {
-        cwnd += m_dupwnd; // RenoTcpAgent::window(): inflated in fast recovery
-    }
+    const double cwnd = std::floor(GetCwndPackets()) + m_recovery->WindowInflation();
     return static_cast<uint32_t>(std::min<double>(cwnd, WndPackets()));
 }
 
@@ -262,7 +266,8 @@ Ns2TcpSocket::PublishWindow()
     const double mss = GetSegSize();
     m_tcb->m_cWnd = static_cast<uint32_t>(std::min(m_cwnd.Get() * mss, MAX_CWND_BYTES));
     m_tcb->m_cWndInfl =
-        static_cast<uint32_t>(std::min((m_cwnd.Get() + m_dupwnd) * mss, MAX_CWND_BYTES));
+        static_cast<uint32_t>(std::min((m_cwnd.Get() + m_recovery->WindowInflation()) * mss,
+                                       MAX_CWND_BYTES));
     m_tcb->m_ssThresh = static_cast<uint32_t>(std::min(m_ssthresh * mss, MAX_CWND_BYTES));
 }
 
@@ -277,23 +282,8 @@ Ns2TcpSocket::AvailableWindow() const
     const SequenceNumber32 head = m_txBuffer->HeadSequence();
     const SequenceNumber32 next = m_tcb->m_nextTxSequence;
     const uint64_t outstanding = next > head ? static_cast<uint64_t>(next - head) : 0;
-    uint64_t window;
-    if (m_fastRecovery)
-    {
-        // Sack1: one more segment while pipe < cwnd, new data up to wnd_ past the ACK. Holes
-        // go out in SendHoles(); with no new data the base class would resend an unSACKed
-        // segment (RFC 6675's NextSeg rule 3), which Sack1 never does.
-        if (m_pipe >= static_cast<int64_t>(GetCwndPackets()) ||
-            next >= m_txBuffer->TailSequence())
-        {
-            return 0;
-        }
-        window = std::min<uint64_t>(outstanding + mss, uint64_t{WndPackets()} * mss);
-    }
-    else
-    {
-        window = uint64_t{WindowPackets()} * mss;
-    }
+    const std::optional<uint64_t> recoveryWindow = m_recovery->RecoveryWindow(*this, outstanding);
+    uint64_t window = recoveryWindow ? *recoveryWindow : uint64_t{WindowPackets()} * mss;
     // ns-3's receiver really has a buffer of m_rWnd bytes: never send past it.
     window = std::min<uint64_t>(window, m_rWnd.Get());
     return window > outstanding ? static_cast<uint32_t>(window - outstanding) : 0;
@@ -323,9 +313,9 @@ Ns2TcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAc
         // output()'s force_set_rtx_timer: the idle timer's remaining time does not count.
         SetRtxTimer();
     }
-    if (size > 0 && m_fastRecovery && !m_directOutput)
+    if (size > 0)
     {
-        ++m_pipe;
+        m_recovery->SegmentSent(!m_directOutput);
     }
     if (isNew && size > 0 && !m_rttActive)
     {
@@ -516,124 +506,33 @@ Ns2TcpSocket::SendOneNew()
 }
 
 void
-Ns2TcpSocket::DupAckAction()
+Ns2TcpSocket::MarkRecoverPoint(CwndAction action)
 {
-    const SequenceNumber32 head = m_txBuffer->HeadSequence();
-    // bug_fix_: no second fast retransmit for losses of the same window (Reno: unless still
-    // in that recovery). "recovered" is highest_ack_ > recover_ (tcp.cc from 1997 to 2.35,
-    // Sack1 1998): duplicate ACKs of the recovery point itself still wait for the timer.
-    const bool allowed = PassedRecoverPoint(head) ||
-                         (GetFlavor() == TcpFlavor::RENO && m_lastAction == CwndAction::DUPACK);
-    if (!allowed)
-    {
-        return;
-    }
     m_recoverPoint = MaxSeqEnd();
     m_recoverSet = true;
-    m_lastAction = CwndAction::DUPACK;
-    if (GetFlavor() == TcpFlavor::SACK)
-    {
-        m_pipe = static_cast<int64_t>(m_cwnd.Get()) - NUM_DUPACKS;
-    }
+    m_lastAction = action;
+}
+
+void
+Ns2TcpSocket::CutForFastRetransmit()
+{
+    MarkRecoverPoint(CwndAction::DUPACK);
     Slowdown(0);
     ResetRtxTimer(false);
-    if (GetFlavor() == TcpFlavor::SACK)
-    {
-        m_fastRecovery = true;
-        m_scoreboard.MarkRetransmitted(head, GetSegSize());
-    }
+}
+
+void
+Ns2TcpSocket::FastRetransmit()
+{
     RetransmitHead();
     m_fastRetransmits = m_fastRetransmits + 1;
     m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
 }
 
 void
-Ns2TcpSocket::OnDupAck(SequenceNumber32 ack)
-{
-    switch (GetFlavor())
-    {
-    case TcpFlavor::VANILLA:
-        ++m_dupacks; // the study's Vanilla has no fast retransmit
-        break;
-    case TcpFlavor::RENO:
-    case TcpFlavor::NEWRENO:
-        if (++m_dupacks == NUM_DUPACKS)
-        {
-            DupAckAction();
-            m_dupwnd = NUM_DUPACKS; // also when bug_fix_ refused (no exitFastRetrans_ in 2.1b3)
-        }
-        else if (m_dupacks > NUM_DUPACKS)
-        {
-            ++m_dupwnd;
-            // newreno_changes_: one new segment for every two duplicate ACKs.
-            if (GetFlavor() == TcpFlavor::NEWRENO && m_dupacks % 2 == 1)
-            {
-                SendOneNew();
-            }
-        }
-        break;
-    case TcpFlavor::SACK:
-        if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) &&
-            ++m_dupacks == NUM_DUPACKS)
-        {
-            DupAckAction();
-        }
-        break;
-    }
-}
-
-void
-Ns2TcpSocket::SackRecoveryAck(SequenceNumber32 ack, SequenceNumber32 oldHead)
-{
-    --m_pipe;
-    if (ack >= m_recoverPoint)
-    {
-        m_fastRecovery = false;
-        Ns2NewAck(ack); // newack() only: cwnd stays halved for this ACK
-        m_afterTimeout = false;
-        m_scoreboard.Clear();
-        m_tcb->m_congState = TcpSocketState::CA_OPEN;
-    }
-    else if (ack > oldHead)
-    {
-        --m_pipe;
-        m_scoreboard.Update(ack, m_ackSackBlocks);
-        m_backoff = 1;
-        NewAck(ack, true);
-    }
-    else if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) && m_dupacks > 0)
-    {
-        ++m_dupacks;
-    }
-    SendHoles();
-}
-
-void
-Ns2TcpSocket::SendHoles()
-{
-    const uint32_t mss = GetSegSize();
-    while (m_fastRecovery && m_pipe < static_cast<int64_t>(m_cwnd.Get()))
-    {
-        if (m_sackHolesNeedUnsentData && m_tcb->m_nextTxSequence >= m_txBuffer->TailSequence())
-        {
-            return; // send_much(): nothing of the application's left to send, so no loop
-        }
-        const SequenceNumber32 head = m_txBuffer->HeadSequence();
-        const auto hole = m_scoreboard.NextHole(head, mss);
-        if (!hole || hole->first >= head + WndPackets() * mss)
-        {
-            return;
-        }
-        m_scoreboard.MarkRetransmitted(hole->first, hole->second);
-        SendDataPacket(hole->first, hole->second, true);
-    }
-}
-
-void
 Ns2TcpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
-    m_ackSackBlocks.clear();
-    if (GetFlavor() != TcpFlavor::SACK || !tcpHeader.HasOption(TcpOption::SACK))
+    if (!m_recovery->TakeSackBlocks(tcpHeader))
     {
         TcpSocketBase::ReceivedAck(packet, tcpHeader);
         m_holdSend = false;
@@ -641,8 +540,6 @@ Ns2TcpSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
     }
     // The SACK blocks go to ns-2's scoreboard only: ns-3's would mark holes lost and resend
     // them on its own (RFC 6675's NextSeg) whenever the window opens.
-    m_ackSackBlocks =
-        DynamicCast<const TcpOptionSack>(tcpHeader.GetOption(TcpOption::SACK))->GetSackList();
     TcpHeader withoutSack;
     withoutSack.SetSourcePort(tcpHeader.GetSourcePort());
     withoutSack.SetDestinationPort(tcpHeader.GetDestinationPort());
@@ -678,88 +575,17 @@ Ns2TcpSocket::ProcessAck(const SequenceNumber32& ackNumber,
         m_tcb->m_nextTxSequence = ackNumber; // ACK of our FIN
         return;
     }
-    const TcpFlavor flavor = GetFlavor();
     const bool isDupAck =
         ackNumber == oldHeadSequence && ackNumber < m_tcb->m_highTxMark && !receivedData;
-    if (flavor == TcpFlavor::SACK && m_fastRecovery)
+    if (ackNumber > oldHeadSequence)
     {
-        if (ackNumber > oldHeadSequence || isDupAck)
-        {
-            SackRecoveryAck(ackNumber, oldHeadSequence);
-        }
-    }
-    else if (ackNumber > oldHeadSequence)
-    {
-        switch (flavor)
-        {
-        case TcpFlavor::VANILLA:
-            RecvNewAck(ackNumber, oldHeadSequence);
-            break;
-        case TcpFlavor::RENO:
-            // Any new ACK ends fast recovery: the window deflates to cwnd (= ssthresh).
-            if (m_lastAction == CwndAction::DUPACK)
-            {
-                m_lastAction = CwndAction::EXITED;
-            }
-            m_dupwnd = 0;
-            RecvNewAck(ackNumber, oldHeadSequence);
-            break;
-        case TcpFlavor::NEWRENO:
-            if (Recovered(ackNumber) || m_lastAction != CwndAction::DUPACK)
-            {
-                if (m_dupwnd > 0)
-                {
-                    m_dupwnd = 0;
-                    if (m_lastAction == CwndAction::DUPACK)
-                    {
-                        m_lastAction = CwndAction::EXITED;
-                    }
-                }
-                RecvNewAck(ackNumber, oldHeadSequence);
-            }
-            else
-            {
-                // Partial ACK (partialnewack_helper): restart the timer, deflate, resend the
-                // next hole; dupacks_ is kept, so nothing else is sent on this ACK.
-                m_dupwnd = 0;
-                NewAck(ackNumber, true);
-                if (m_rttActive && ackNumber >= m_rttEnd)
-                {
-                    m_rttActive = false;
-                    m_backoff = 1;
-                }
-                RetransmitHead();
-            }
-            break;
-        case TcpFlavor::SACK:
-            RecvNewAck(ackNumber, oldHeadSequence);
-            m_afterTimeout = false;
-            m_scoreboard.Clear();
-            break;
-        }
+        m_recovery->OnNewAck(*this, ackNumber, oldHeadSequence);
     }
     else if (isDupAck)
     {
-        OnDupAck(ackNumber);
+        m_recovery->OnDupAck(*this, ackNumber);
     }
-
-    // Which ACKs call send_much(): Tahoe all, Reno all but the 1st and 2nd duplicate,
-    // NewReno (newreno_changes_) and Sack1 outside recovery only those that reset dupacks_.
-    switch (flavor)
-    {
-    case TcpFlavor::VANILLA:
-        m_holdSend = false;
-        break;
-    case TcpFlavor::RENO:
-        m_holdSend = m_dupacks > 0 && m_dupacks < NUM_DUPACKS;
-        break;
-    case TcpFlavor::NEWRENO:
-        m_holdSend = m_dupacks > 0;
-        break;
-    case TcpFlavor::SACK:
-        m_holdSend = !m_fastRecovery && m_dupacks > 0;
-        break;
-    }
+    m_holdSend = m_recovery->HoldsSend(*this);
     PublishWindow();
 }
 
@@ -767,16 +593,10 @@ void
 Ns2TcpSocket::IdleRestart()
 {
     ++m_idleRestarts;
-    m_recoverPoint = MaxSeqEnd();
-    m_recoverSet = true;
-    m_lastAction = CwndAction::TIMEOUT;
+    MarkRecoverPoint(CwndAction::TIMEOUT);
     m_cwnd = 1; // slowdown(CLOSE_CWND_ONE): ssthresh kept
     m_ssthresh = std::max<uint32_t>(m_ssthresh, 2);
-    if (GetFlavor() == TcpFlavor::SACK)
-    {
-        m_afterTimeout = true;
-        m_scoreboard.Clear();
-    }
+    m_recovery->IdleRestart();
     ResetRtxTimer(false); // reset_rtx_timer(0, 0): set again, no backoff
     PublishWindow();
     NS_LOG_DEBUG("idle restart: cwnd 1, ssthresh " << m_ssthresh);
@@ -803,21 +623,9 @@ Ns2TcpSocket::ReTxTimeout()
     if (MaxSeqEnd() > head)
     {
         m_timeouts = m_timeouts + 1;
-        m_dupwnd = 0;
-        if (GetFlavor() == TcpFlavor::RENO || GetFlavor() == TcpFlavor::NEWRENO)
-        {
-            m_dupacks = 0;
-        }
-        m_recoverPoint = MaxSeqEnd();
-        m_recoverSet = true;
-        m_lastAction = CwndAction::TIMEOUT;
+        m_recovery->Timeout(*this);
+        MarkRecoverPoint(CwndAction::TIMEOUT);
         Slowdown(1); // CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART
-        if (GetFlavor() == TcpFlavor::SACK)
-        {
-            m_fastRecovery = false;
-            m_afterTimeout = true;
-            m_scoreboard.Clear();
-        }
         m_tcb->m_congState = TcpSocketState::CA_LOSS;
     }
     ResetRtxTimer(true);

@@ -4,12 +4,13 @@
 #ifndef SATNET_NS2_TCP_SOCKET_H
 #define SATNET_NS2_TCP_SOCKET_H
 
-#include "model/ns2-sack-scoreboard.h"
+#include "model/ns2-recovery.h"
 #include "model/tcp-flavor-socket.h"
 
 #include "ns3/random-variable-stream.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace ns3
 {
@@ -43,20 +44,11 @@ namespace ns3
  *   faster first slow starts, count the segments an ACK covers instead); window =
  *   min(floor(cwnd), wnd) packets, wnd the largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
  *   A timeout sets cwnd = 1 and resends from the first unacknowledged segment (go-back-N).
- * - VANILLA (Agent/TCP with fast retransmit off, as the study's Vanilla): timeouts only.
- * - RENO (tcp-reno.cc): the 3rd duplicate ACK halves (cwnd = ssthresh = window/2), retransmits
- *   and inflates the window by 3 + one per further duplicate ACK; any new ACK ends recovery.
- *   bug_fix_: no new fast retransmit before the ACK passes the highest sequence sent at the
- *   last one (or timeout). Duplicate ACKs also inflate outside recovery (no exitFastRetrans_).
- * - NEWRENO (tcp-newreno.cc with newreno_changes_ = 1, newreno_changes1_ = 0): as Reno, but a
- *   partial ACK retransmits the next segment, restarts the timer and deflates the window to
- *   cwnd; it stays in recovery until the recovery point is acknowledged; in recovery one new
- *   segment goes out for every two duplicate ACKs and nothing else.
- * - SACK (tcp-sack1.cc, scoreboard.cc): on the 3rd duplicate ACK that SACKs new data: pipe =
- *   cwnd - 3, halve, retransmit the first hole; in recovery every ACK takes one off pipe, a
- *   partial ACK two (and restarts the timer); while pipe < cwnd, holes first, then new data;
- *   recovery ends when the recovery point is acknowledged; a timeout clears the scoreboard and
- *   ignores duplicate ACKs until the next new ACK.
+ * - Recovery: what the duplicate ACKs, new ACKs and timeouts do beyond that is the flavor's,
+ *   one Ns2Recovery strategy per flavor as ns-2 has one agent class per flavor, chosen when
+ *   the flavor is set: Ns2VanillaRecovery (Agent/TCP with fast retransmit off, as the study's
+ *   Vanilla: timeouts only), Ns2RenoRecovery (tcp-reno.cc), Ns2NewRenoRecovery
+ *   (tcp-newreno.cc), Ns2SackRecovery (tcp-sack1.cc, scoreboard.cc).
  */
 class Ns2TcpSocket : public TcpFlavorSocket
 {
@@ -96,6 +88,11 @@ class Ns2TcpSocket : public TcpFlavorSocket
     /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
     int64_t GetLastRttTicks() const;
     uint64_t GetIdleRestarts() const override;
+    /**
+     * Selects the flavor and with it the recovery strategy (only while the socket is CLOSED).
+     * @param flavor the flavor
+     */
+    void SetFlavor(TcpFlavor flavor) override;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -112,6 +109,12 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint32_t AvailableWindow() const override;
 
   private:
+    // The recovery strategies work on the sender as ns-2's agents on their base TcpAgent.
+    friend class Ns2VanillaRecovery;
+    friend class Ns2RenoRecovery;
+    friend class Ns2NewRenoRecovery;
+    friend class Ns2SackRecovery;
+
     /// ns-2's last_cwnd_action_ (the values that matter here).
     enum class CwndAction
     {
@@ -123,7 +126,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
 
     /// Sets the initial window and threshold from the attributes, once.
     void InitWindow();
-    /// @return ns-2's window(): min(floor(cwnd) (+ inflation), wnd) packets
+    /// @return ns-2's window(): min(floor(cwnd) (+ the recovery's inflation), wnd) packets
     uint32_t WindowPackets() const;
     /// @return the receiver's window in packets (ns-2's wnd_)
     uint32_t WndPackets() const;
@@ -172,14 +175,15 @@ class Ns2TcpSocket : public TcpFlavorSocket
     void ResetRtxTimer(bool backoff);
     /// Publishes cwnd/ssthresh in bytes on m_tcb (for traces and GetCongestionWindow()).
     void PublishWindow();
-    /// ns-2's dupack_action() of the flavor, on the 3rd duplicate ACK.
-    void DupAckAction();
-    /// Handles a duplicate ACK.
-    void OnDupAck(SequenceNumber32 ack);
-    /// Sack1's recv() while in fast recovery.
-    void SackRecoveryAck(SequenceNumber32 ack, SequenceNumber32 oldHead);
-    /// Sends SACK holes while pipe < cwnd (the first part of Sack1's send_much()).
-    void SendHoles();
+    /**
+     * Sets the recovery point (recover_ = maxseq_) and last_cwnd_action_.
+     * @param action what cut the window
+     */
+    void MarkRecoverPoint(CwndAction action);
+    /// dupack_action()'s cut: the recovery point, slowdown() to half, the timer restarted.
+    void CutForFastRetransmit();
+    /// dupack_action()'s retransmission of the first unacknowledged segment, counted.
+    void FastRetransmit();
     /// Retransmits the first unacknowledged segment (output(last_ack_ + 1)).
     void RetransmitHead();
     /// Sends one segment of new data regardless of cwnd (NewReno's output(t_seqno_++)).
@@ -202,7 +206,6 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint32_t m_initialSsthresh{2}; ///< W_th: ssthresh at the start, packets
     uint32_t m_maxWnd{0};       ///< largest window the peer advertised, bytes
     uint32_t m_dupacks{0};      ///< dupacks_
-    uint32_t m_dupwnd{0};       ///< dupwnd_: window inflation in fast recovery, packets
     CwndAction m_lastAction{CwndAction::NONE};   ///< last_cwnd_action_
     bool m_recoverSet{false};                    ///< m_recoverPoint set
     SequenceNumber32 m_recoverPoint{0};          ///< recover_ + 1 packet, bytes
@@ -223,12 +226,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint64_t m_rttSamples{0};  ///< samples taken
     uint64_t m_idleRestarts{0}; ///< timer expiries with nothing outstanding that cut cwnd
 
-    // Sack1
-    Ns2SackScoreboard m_scoreboard; ///< scb_
-    bool m_fastRecovery{false};     ///< fastrecov_
-    bool m_afterTimeout{false};     ///< timeout_: duplicate ACKs ignored
-    int64_t m_pipe{0};              ///< pipe_, packets
-    TcpOptionSack::SackList m_ackSackBlocks; ///< SACK blocks of the ACK being processed
+    std::unique_ptr<Ns2Recovery> m_recovery; ///< the flavor's recovery, fresh per socket
     bool m_directOutput{false};     ///< sending outside send_much() (no pipe_ increment)
 };
 

@@ -57,9 +57,10 @@ class TcpFlavorSocket : public TcpSocketBase
 
     /**
      * Selects the flavor (only while the socket is CLOSED); also sets the Sack attribute.
+     * Virtual: Ns2TcpSocket chooses its recovery strategy with it.
      * @param flavor the flavor
      */
-    void SetFlavor(TcpFlavor flavor);
+    virtual void SetFlavor(TcpFlavor flavor);
     /// @return the flavor
     TcpFlavor GetFlavor() const;
 
