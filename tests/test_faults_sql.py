@@ -288,6 +288,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_query_with_one_line_and_exit_130(results):
     """DuckDB looks at no signal while a query runs: SIGINT went unnoticed until the query
     ended, then came out as a traceback."""
