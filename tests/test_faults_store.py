@@ -17,6 +17,9 @@ import pytest
 
 from satsweep import cli
 
+# each test makes its store with a sweep through Snakemake (~6 s of CPU)
+pytestmark = pytest.mark.slow
+
 MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
 TOY = """\
 study: {study}
