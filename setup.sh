@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-step install: a virtual environment in .venv with the ns-3 wheel and satsweep's pinned
-# Python dependencies, then the simulation programs of sim/ (satnet, ...) built with CMake
-# against that wheel and installed into .venv/libexec/satsweep.
+# Python dependencies, then sim/ (the programs satnet, ... and their C++ test suites, sim-test)
+# built with CMake against that wheel, the programs installed into .venv/libexec/satsweep.
 # No root needed. Idempotent: a rerun only does what changed.
 #
 #   ./setup.sh [--with-omnetpp]
@@ -70,7 +70,7 @@ if [ ! -f sim/build/CMakeCache.txt ]; then
   log "configuring sim/ against $ns3_dir"
   cmake -S sim -B sim/build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -Dns3_DIR="$ns3_dir" >/dev/null
 fi
-log "building the simulation programs"
+log "building the simulation programs and sim/build/sim-test"
 cmake --build sim/build --parallel "$(nproc)" >&2
 # Into .venv/libexec/satsweep/, where a design's `program: satnet` is looked up
 # (docs/engine-contract.md).

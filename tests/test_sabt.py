@@ -2,7 +2,7 @@
 presets, EQ's share capping connection 1 at a pool of 200 packets where SABT's does not, the
 timeline against the connections table, and a tiny sweep through satsweep's run and report.
 The allocators, the Padhye et al. estimate, the send-buffer guard and the small-file rule are
-tested in C++ (suite satsweep-sabt, tests/test_satnet_cpp.py)."""
+tested in C++ (suite satsweep-sabt, tests/test_sim_cpp.py)."""
 
 from __future__ import annotations
 

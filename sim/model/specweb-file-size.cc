@@ -2,15 +2,11 @@
 
 #include "truncated-poisson-random-variable.h"
 
-#include "ns3/abort.h"
 #include "ns3/attribute-container.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/uinteger.h"
-
-#include <cmath>
-#include <numeric>
 
 namespace ns3
 {
@@ -49,7 +45,7 @@ SpecwebFileSize::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("IndexMean",
                           "Mean of the Poisson distribution of the size index j within a class "
-                          "(kept within 1..9 by redrawing).",
+                          "(kept within 1..9 as the index variable's Bounds say).",
                           DoubleValue(5.0),
                           MakeDoubleAccessor(&SpecwebFileSize::m_indexMean),
                           MakeDoubleChecker<double>(0.0));
@@ -71,21 +67,26 @@ SpecwebFileSize::DoDispose()
     Object::DoDispose();
 }
 
+SpecwebSizeDistribution
+SpecwebFileSize::GetDistribution() const
+{
+    const SpecwebSizeDistribution distribution{m_classProbabilities,
+                                               m_kiloByte,
+                                               m_indexMean,
+                                               m_indexRv->GetBounds()};
+    distribution.Check();
+    return distribution;
+}
+
 uint32_t
 SpecwebFileSize::DrawSize()
 {
-    CheckProbabilities();
-    const double u = m_classRv->GetValue();
-    uint32_t fileClass = 0;
-    double cumulative = m_classProbabilities[0];
-    // A u beyond the rounded total falls in the last class.
-    while (u >= cumulative && fileClass + 1 < m_classProbabilities.size())
-    {
-        ++fileClass;
-        cumulative += m_classProbabilities[fileClass];
-    }
-    const uint32_t index = m_indexRv->GetInteger(m_indexMean, kMinIndex, kMaxIndex);
-    const uint32_t size = GetSize(fileClass, index);
+    const SpecwebSizeDistribution distribution = GetDistribution();
+    const uint32_t fileClass = distribution.ClassFor(m_classRv->GetValue());
+    const uint32_t index = m_indexRv->GetInteger(m_indexMean,
+                                                 SpecwebSizeDistribution::kMinIndex,
+                                                 SpecwebSizeDistribution::kMaxIndex);
+    const uint32_t size = distribution.Size(fileClass, index);
     NS_LOG_LOGIC("class " << fileClass << " index " << index << " size " << size);
     return size;
 }
@@ -93,16 +94,7 @@ SpecwebFileSize::DrawSize()
 uint32_t
 SpecwebFileSize::GetSize(uint32_t fileClass, uint32_t index) const
 {
-    NS_ABORT_MSG_IF(index < kMinIndex || index > kMaxIndex, "size index out of range: " << index);
-    // j x KB x 10^c / 10 in integers, rounded half up.
-    uint64_t tenths = static_cast<uint64_t>(index) * m_kiloByte;
-    for (uint32_t c = 0; c < fileClass; ++c)
-    {
-        tenths *= 10;
-    }
-    const uint64_t size = (tenths + 5) / 10;
-    NS_ABORT_MSG_IF(size > UINT32_MAX, "file size overflows 32 bits: class " << fileClass);
-    return static_cast<uint32_t>(size);
+    return GetDistribution().Size(fileClass, index);
 }
 
 uint32_t
@@ -114,22 +106,7 @@ SpecwebFileSize::GetClassCount() const
 double
 SpecwebFileSize::GetMean() const
 {
-    CheckProbabilities();
-    double mean = 0;
-    for (uint32_t c = 0; c < m_classProbabilities.size(); ++c)
-    {
-        for (uint32_t j = kMinIndex; j <= kMaxIndex; ++j)
-        {
-            mean += m_classProbabilities[c] *
-                    TruncatedPoissonRandomVariable::Probability(j,
-                                                                m_indexMean,
-                                                                kMinIndex,
-                                                                kMaxIndex,
-                                                                m_indexRv->GetBounds()) *
-                    GetSize(c, j);
-        }
-    }
-    return mean;
+    return GetDistribution().Mean();
 }
 
 int64_t
@@ -138,15 +115,6 @@ SpecwebFileSize::AssignStreams(int64_t stream)
     m_classRv->SetStream(stream);
     m_indexRv->SetStream(stream + 1);
     return 2;
-}
-
-void
-SpecwebFileSize::CheckProbabilities() const
-{
-    NS_ABORT_MSG_IF(m_classProbabilities.empty(), "no file classes");
-    const double total =
-        std::accumulate(m_classProbabilities.begin(), m_classProbabilities.end(), 0.0);
-    NS_ABORT_MSG_IF(std::abs(total - 1.0) > 1e-9, "class probabilities sum to " << total);
 }
 
 } // namespace ns3

@@ -1,8 +1,11 @@
 /*
- * File sizes of the modified SPECweb96 workload.
+ * File sizes of the modified SPECweb96 workload, drawn from ns-3 streams. The distribution is the
+ * plain-C++ SpecwebSizeDistribution, shared with the OMNeT++ model.
  */
 #ifndef SATNET_SPECWEB_FILE_SIZE_H
 #define SATNET_SPECWEB_FILE_SIZE_H
+
+#include "model/specweb-size-distribution.h"
 
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -17,16 +20,10 @@ class UniformRandomVariable;
 class TruncatedPoissonRandomVariable;
 
 /**
- * @brief Draws the size of a file requested from a WWW server (modified SPECweb96).
- *
- * A file belongs to class c (c = 0, 1, ...) with probability ClassProbabilities[c]; class c holds
- * nine sizes j x 10^(c-1) KB, j = 1..9, and j is Poisson(IndexMean) kept within 1..9 (redrawn,
- * see TruncatedPoissonRandomVariable). With the defaults the classes span 0.1-0.9 KB, 1-9 KB,
- * 10-90 KB, 100-900 KB and 1-9 MB and the mean file is about 118 KiB.
- *
- * A KB is KiloByte bytes, 1024 by default: the study's documents do not say, and SPECweb96
- * itself builds its classes from 1024 B (its class 0 files are multiples of 102.4 B). Class 0
- * sizes are then not whole bytes and are rounded to the nearest byte (102, 205, ..., 922 B).
+ * @brief Draws the size of a file requested from a WWW server: SpecwebSizeDistribution
+ * (model/specweb-size-distribution.h) with its parameters as attributes, the class drawn from
+ * one stream and the size index from another (a TruncatedPoissonRandomVariable, whose Bounds
+ * apply).
  */
 class SpecwebFileSize : public Object
 {
@@ -36,16 +33,13 @@ class SpecwebFileSize : public Object
 
     SpecwebFileSize();
 
-    static constexpr uint32_t kMinIndex = 1; //!< smallest size index j within a class
-    static constexpr uint32_t kMaxIndex = 9; //!< largest size index j within a class
-
     /// @return a file size in bytes
     uint32_t DrawSize();
 
     /**
      * @param fileClass class c
      * @param index size index j in [1, 9]
-     * @return j x 10^(c-1) KB in bytes, rounded to the nearest byte
+     * @return j x 10^(c-1) KB in bytes, rounded half up to a whole byte
      */
     uint32_t GetSize(uint32_t fileClass, uint32_t index) const;
 
@@ -66,8 +60,8 @@ class SpecwebFileSize : public Object
     void DoDispose() override;
 
   private:
-    /// Aborts unless the class probabilities are a distribution.
-    void CheckProbabilities() const;
+    /// @return the distribution of the attributes' values (throws unless they form one)
+    SpecwebSizeDistribution GetDistribution() const;
 
     std::vector<double> m_classProbabilities;      //!< probability of each class
     uint32_t m_kiloByte;                           //!< bytes in a KB

@@ -50,7 +50,8 @@ class LinkPresetTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(LinkPreset::GetAll().size(), 3u, "wan, meo, geo");
         NS_TEST_EXPECT_MSG_EQ((LinkPreset::Find("leo") == nullptr), true, "no leo");
         const LinkPreset& geo = LinkPreset::Get("geo");
-        NS_TEST_EXPECT_MSG_EQ(geo.delay, MilliSeconds(275), "GEO delay");
+        NS_TEST_EXPECT_MSG_EQ(geo.delayMilliseconds, 275u, "GEO delay");
+        NS_TEST_EXPECT_MSG_EQ(geo.GetDelaySeconds(), MilliSeconds(275).GetSeconds(), "in seconds");
         NS_TEST_EXPECT_MSG_EQ(geo.GetBufferCells(0.5), 29190u, "GEO 0.5 RTT");
         NS_TEST_EXPECT_MSG_EQ(LinkPreset::Get("wan").GetBufferCells(2), 2300u, "WAN 2 RTT");
         NS_TEST_EXPECT_MSG_EQ(LinkPreset::Get("meo").GetBufferCells(1), 21230u, "MEO 1 RTT");

@@ -568,7 +568,7 @@ class TcpFlavorTestSuite : public TestSuite
             AddTestCase(
                 new FlavorStressTestCase(flavor, 1000, 10, 0.01, LINK_DELAY, Seconds(20)));
         }
-        // The longer runs: satnet-test --suite=satnet-tcp-flavor --fullness=EXTENSIVE
+        // The longer runs: sim-test --suite=satnet-tcp-flavor --fullness=EXTENSIVE
         for (TcpFlavor flavor : flavors)
         {
             AddTestCase(new FlavorStressTestCase(flavor,

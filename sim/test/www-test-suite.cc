@@ -170,17 +170,19 @@ class TruncatedPoissonTestCase : public TestCase
         double expected = 0;
         for (uint32_t k = min; k <= max; ++k)
         {
-            const double p = TruncatedPoissonRandomVariable::Probability(k, mean, min, max);
+            const double p =
+                TruncatedPoisson::Probability(k, mean, min, max, TruncatedPoisson::REDRAW);
             NS_TEST_EXPECT_MSG_EQ_TOL(p,
                                       pmf[k - min],
                                       1e-12,
                                       "P(" << k << ")");
             expected += k * pmf[k - min];
         }
-        NS_TEST_EXPECT_MSG_EQ_TOL(TruncatedPoissonRandomVariable::ExpectedValue(mean, min, max),
-                                  expected,
-                                  1e-12,
-                                  "analytic mean");
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            TruncatedPoisson::ExpectedValue(mean, min, max, TruncatedPoisson::REDRAW),
+            expected,
+            1e-12,
+            "analytic mean");
 
         auto rv = CreateObject<TruncatedPoissonRandomVariable>();
         rv->SetAttribute("Mean", DoubleValue(mean));
@@ -225,11 +227,7 @@ class TruncatedPoissonTestCase : public TestCase
         for (uint32_t k = min; k <= max; ++k)
         {
             NS_TEST_EXPECT_MSG_EQ_TOL(
-                TruncatedPoissonRandomVariable::Probability(k,
-                                                            mean,
-                                                            min,
-                                                            max,
-                                                            TruncatedPoissonRandomVariable::CLAMP),
+                TruncatedPoisson::Probability(k, mean, min, max, TruncatedPoisson::CLAMP),
                 clamped[k - min],
                 1e-12,
                 "clamped P(" << k << ")");
@@ -237,14 +235,11 @@ class TruncatedPoissonTestCase : public TestCase
         }
         NS_TEST_EXPECT_MSG_EQ_TOL(clampedMean, 4.952722289, 1e-9, "clamped mean, by hand");
         NS_TEST_EXPECT_MSG_EQ_TOL(
-            TruncatedPoissonRandomVariable::ExpectedValue(mean,
-                                                          min,
-                                                          max,
-                                                          TruncatedPoissonRandomVariable::CLAMP),
+            TruncatedPoisson::ExpectedValue(mean, min, max, TruncatedPoisson::CLAMP),
             clampedMean,
             1e-12,
             "clamped analytic mean");
-        rv->SetAttribute("Bounds", EnumValue(TruncatedPoissonRandomVariable::CLAMP));
+        rv->SetAttribute("Bounds", EnumValue(TruncatedPoisson::CLAMP));
         std::fill(counts.begin(), counts.end(), 0);
         for (uint32_t i = 0; i < n; ++i)
         {

@@ -14,7 +14,7 @@ from tests.support import REPO
 from tests.support.programs import TEST_BINARY
 
 #: The programs ./setup.sh builds and installs (sim/programs/), which `programs` tests run; it
-#: also builds the C++ test suites (satnet-test) and installs the ns3 wheel (program: ns3).
+#: also builds the C++ test suites (sim-test) and installs the ns3 wheel (program: ns3).
 PROGRAMS = ("satnet", "barakat", "sabt")
 #: Where local-cluster.sh finds the daemons (root's PATH may lack /usr/sbin).
 SBIN = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
@@ -29,7 +29,7 @@ def programs() -> str:
         except ProgramError:
             missing.append(name)
     if not TEST_BINARY.is_file():
-        missing.append("sim/build/satnet-test")
+        missing.append("sim/build/sim-test")
     try:
         ns3_engine._wheel()
     except ns3_engine.Ns3Error:

@@ -8,10 +8,10 @@ from pathlib import Path
 from satsweep.engine import USAGE_ERROR, Program
 from tests.support import REPO
 
-#: sim/'s build tree (the C++ test suites' satnet-test stays there; the programs are installed).
+#: sim/'s build tree (the C++ test suites' sim-test stays there; the programs are installed).
 BUILD = REPO / "sim" / "build"
-#: The binary of sim/'s C++ test suites (tests/test_satnet_cpp.py).
-TEST_BINARY = BUILD / "satnet-test"
+#: The binary of sim/'s C++ test suites (tests/test_sim_cpp.py).
+TEST_BINARY = BUILD / "sim-test"
 
 
 def run_satnet_cli(*flags: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -35,7 +35,7 @@ void WwwClientApp::initialize(int stage)
         if (workload != "www" && workload != "bulk")
             throw cRuntimeError("workload must be \"www\" or \"bulk\", got \"%s\"", workload.c_str());
         bulk = workload == "bulk";
-        bounds = TruncatedPoisson::parseBounds(par("poissonBounds").stdstringValue());
+        bounds = parsePoissonBounds(par("poissonBounds").stdstringValue());
         startTime = par("startTime");
         stopTime = par("stopTime");
         pagePeriod = par("pagePeriod");
@@ -131,7 +131,8 @@ void WwwClientApp::startPage()
 {
     if (requestTimer->isScheduled())
         throw cRuntimeError("the previous page overran this one");
-    const uint32_t count = TruncatedPoisson::draw(getRNG(0), meanRequests, minRequests, maxRequests, bounds);
+    const uint32_t count =
+            TruncatedPoisson::Quantile(getRNG(0)->doubleRand(), meanRequests, minRequests, maxRequests, bounds);
     ++pagesStarted;
     EV_INFO << "page " << pagesStarted << ": " << count << " requests\n";
     if (stopTime < SIMTIME_ZERO || simTime() + pagePeriod < stopTime)

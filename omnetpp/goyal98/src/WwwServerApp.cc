@@ -1,6 +1,7 @@
 #include "WwwServerApp.h"
 
 #include "AppSocket.h"
+#include "TruncatedPoisson.h"
 
 #include "inet/common/ModuleAccess.h"
 #include "inet/common/Simsignals.h"
@@ -41,9 +42,9 @@ void WwwServerApp::initialize(int stage)
         const int64_t kiloByte = par("kiloByte");
         if (kiloByte < 1 || kiloByte > UINT32_MAX)
             throw cRuntimeError("kiloByte out of range");
-        fileSizes = std::make_unique<SpecwebFileSize>(
-                SpecwebFileSize::parseProbabilities(par("classProbabilities")), static_cast<uint32_t>(kiloByte),
-                par("indexMean").doubleValue(), TruncatedPoisson::parseBounds(par("poissonBounds").stdstringValue()));
+        fileSizes = {parseClassProbabilities(par("classProbabilities")), static_cast<uint32_t>(kiloByte),
+                     par("indexMean").doubleValue(), parsePoissonBounds(par("poissonBounds").stdstringValue())};
+        fileSizes.Check();
         const int64_t queue = par("bulkQueueBytes");
         // TCP takes the limit as an int, and the queue holds up to twice it in 32-bit sequence space.
         if (bulk && (queue < 1 || queue > (int64_t{1} << 29)))
@@ -193,7 +194,7 @@ void WwwServerApp::socketDataArrived(TcpSocket *, Packet *packet, bool)
     uint64_t bytes = partialRequestBytes + length;
     uint64_t fileBytes = 0;
     for (; bytes >= requestBytes; bytes -= requestBytes) {
-        const uint64_t file = fileSizes->draw(getRNG(0));
+        const uint64_t file = drawFileSize(fileSizes, getRNG(0));
         ++requestsRead;
         askedBytes += file;
         fileBytes += file;

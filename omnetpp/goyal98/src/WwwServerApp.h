@@ -11,7 +11,6 @@
 #include "inet/transportlayer/contract/tcp/TcpSocket.h"
 
 #include <cstdint>
-#include <memory>
 
 namespace satsweep {
 namespace goyal98 {
@@ -36,8 +35,6 @@ class WwwServerApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     uint64_t bytesQueued() const { return queuedBytes; }
     /// @return true for the bulk workload
     bool isBulk() const { return bulk; }
-    /// @return the file size distribution
-    const SpecwebFileSize& fileSize() const { return *fileSizes; }
 
   protected:
     int numInitStages() const override { return inet::NUM_INIT_STAGES; }
@@ -82,7 +79,7 @@ class WwwServerApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     omnetpp::simtime_t stopTime;
     uint32_t requestBytes = 128;
     uint64_t bulkQueueBytes = 0;
-    std::unique_ptr<SpecwebFileSize> fileSizes;
+    SpecwebSizeDistribution fileSizes;
 
     // state
     inet::TcpSocket listener;           ///< www: the listening socket; bulk: the connection

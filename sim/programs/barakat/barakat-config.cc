@@ -1,6 +1,6 @@
 #include "barakat-config.h"
 
-#include "program/json.h"
+#include "contract/json.h"
 
 #include <string>
 

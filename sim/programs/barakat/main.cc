@@ -1,10 +1,10 @@
 // barakat: short TCP transfers and slow start (Barakat & Altman 2000) in ns-3.
-// The engine contract (program/program.h): `barakat --help`, `barakat --describe`,
+// The engine contract (contract/program.h): `barakat --help`, `barakat --describe`,
 // `barakat --name=value ... [--run=R] [--seed=S] [--out=FILE]`.
 #include "barakat-config.h"
 #include "barakat-scenario.h"
 
-#include "program/program.h"
+#include "contract/program.h"
 
 int
 main(int argc, char* argv[])

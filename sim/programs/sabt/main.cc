@@ -1,10 +1,10 @@
 // sabt: send-buffer tuning at a busy server (Matsuo, Hasegawa and Murata, SABT) in ns-3.
-// The engine contract (program/program.h): `sabt --help`, `sabt --describe`,
+// The engine contract (contract/program.h): `sabt --help`, `sabt --describe`,
 // `sabt --name=value ... [--run=R] [--seed=S] [--out=FILE]`.
 #include "sabt-config.h"
 #include "sabt-scenario.h"
 
-#include "program/program.h"
+#include "contract/program.h"
 
 int
 main(int argc, char* argv[])

@@ -1,10 +1,10 @@
 // satnet: TCP over ATM-UBR+ satellite links (Goyal, Jain, Kota et al. 1998) in ns-3.
-// The engine contract (program/program.h): `satnet --help`, `satnet --describe`,
+// The engine contract (contract/program.h): `satnet --help`, `satnet --describe`,
 // `satnet --name=value ... [--run=R] [--seed=S] [--out=FILE]`.
 #include "satnet-config.h"
 #include "satnet-scenario.h"
 
-#include "program/program.h"
+#include "contract/program.h"
 
 int
 main(int argc, char* argv[])

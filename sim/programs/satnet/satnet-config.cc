@@ -85,7 +85,7 @@ MakeParameters()
         .SetChoices(links)
         .SetHelp("Link preset: the trunk's one-way delay (" +
                  PerLink([](const LinkPreset& p) {
-                     return std::to_string(p.delay.GetMilliSeconds()) + " ms";
+                     return std::to_string(p.delayMilliseconds) + " ms";
                  }) +
                  ") with the study's TCP MSS, receive window and initial ssthresh and the trunk "
                  "buffers of --bufferRtt for that link. --delay, --mss, --window, --ssthresh "
@@ -176,7 +176,7 @@ MakeParameters()
         .SetMaximum(kMaxDelay)
         .SetUnit("s")
         .SetHelp("Trunk one-way delay. Default: the link's (" +
-                 PerLink([](const LinkPreset& p) { return Json(p.delay.GetSeconds()).Dump(); }) +
+                 PerLink([](const LinkPreset& p) { return Json(p.GetDelaySeconds()).Dump(); }) +
                  " s).");
     table.Add("bottleneckRate", &Config::bottleneckRate)
         .SetDefault(45e6)
@@ -264,7 +264,7 @@ MakeParameters()
     // The link sets the defaults every other flag may override.
     table.SetPreset("link", [](Config& c) {
         const LinkPreset& preset = LinkPreset::Get(c.link);
-        c.delay = preset.delay.GetSeconds();
+        c.delay = preset.GetDelaySeconds();
         c.mss = preset.mss;
         c.window = preset.windowBytes;
         c.ssthresh = preset.initialSsthreshBytes;

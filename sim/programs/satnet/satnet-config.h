@@ -4,8 +4,8 @@
 #ifndef SATNET_CONFIG_H
 #define SATNET_CONFIG_H
 
-#include "program/cost-hint.h"
-#include "program/parameter-table.h"
+#include "contract/cost-hint.h"
+#include "contract/parameter-table.h"
 
 #include <cstdint>
 #include <string>

@@ -121,8 +121,8 @@ RunScenario(const Config& c)
     // Every Poisson draw of the WWW load (WwwClient's requests, SpecwebFileSize's index).
     ns3::Config::SetDefault("ns3::TruncatedPoissonRandomVariable::Bounds",
                             EnumValue(c.poissonBounds == "clamp"
-                                          ? TruncatedPoissonRandomVariable::CLAMP
-                                          : TruncatedPoissonRandomVariable::REDRAW));
+                                          ? TruncatedPoisson::CLAMP
+                                          : TruncatedPoisson::REDRAW));
     // Measured ~10% faster than the default map scheduler on this model.
     ObjectFactory scheduler;
     scheduler.SetTypeId("ns3::PriorityQueueScheduler");

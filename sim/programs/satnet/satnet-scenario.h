@@ -6,8 +6,8 @@
 
 #include "satnet-config.h"
 
-#include "program/json.h"
-#include "program/output-schema.h"
+#include "contract/json.h"
+#include "contract/output-schema.h"
 
 namespace satnet
 {

@@ -1,11 +1,11 @@
-// Tests of the engine contract library (program/): JSON, parameter table, output schema, cost
+// Tests of the engine contract library (contract/): JSON, parameter table, output schema, cost
 // hint and the program driver.
-#include "program/cost-hint.h"
-#include "program/json.h"
-#include "program/output-schema.h"
-#include "program/parameter-table.h"
-#include "program/program-driver.h"
-#include "program/usage-error.h"
+#include "contract/cost-hint.h"
+#include "contract/json.h"
+#include "contract/output-schema.h"
+#include "contract/parameter-table.h"
+#include "contract/program-driver.h"
+#include "contract/usage-error.h"
 
 #include "ns3/rng-seed-manager.h"
 #include "ns3/test.h"
@@ -815,7 +815,7 @@ class ProgramTestSuite : public TestSuite
 {
   public:
     ProgramTestSuite()
-        : TestSuite("satsweep-program", Type::UNIT)
+        : TestSuite("satsweep-contract", Type::UNIT)
     {
         AddTestCase(new JsonTestCase, Duration::QUICK);
         AddTestCase(new ParameterParseTestCase, Duration::QUICK);
