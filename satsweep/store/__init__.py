@@ -2,6 +2,7 @@
 rows typed by the program's description, compaction and SQL views. Imports the design and
 engine rooms."""
 
+from satsweep.store.export import SQL_MEMORY, SQL_TIMEOUT, export_query, memory_bytes, query
 from satsweep.store.files import write_atomically, write_csv, write_json, write_parquet
 from satsweep.store.layout import StoreError, results_dir
 from satsweep.store.rows import KEY_COLUMNS, PROVENANCE_COLUMNS
@@ -12,11 +13,16 @@ from satsweep.store.store import Store, studies
 __all__ = [
     "KEY_COLUMNS",
     "PROVENANCE_COLUMNS",
+    "SQL_MEMORY",
+    "SQL_TIMEOUT",
     "State",
     "Store",
     "StoreError",
     "check_read_only",
     "connect",
+    "export_query",
+    "memory_bytes",
+    "query",
     "results_dir",
     "studies",
     "write_atomically",

@@ -1,0 +1,129 @@
+"""``satsweep sql``: a person's read-only query of the stores (satsweep.store.export), its result
+printed as a table, CSV or JSON, or exported."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+import duckdb
+from rich.console import Console
+from rich.table import Table
+
+from satsweep.cli.common import (
+    Subparsers,
+    add_results_option,
+    error,
+    memory_size,
+    nonnegative_seconds,
+)
+from satsweep.store import SQL_MEMORY, SQL_TIMEOUT, StoreError, export_query, query
+
+
+def add(commands: Subparsers) -> None:
+    """Adds ``sql``."""
+    results = argparse.ArgumentParser(add_help=False)
+    add_results_option(results)
+    p = commands.add_parser(
+        "sql", parents=[results], help="query the store with DuckDB", description=_sql.__doc__
+    )
+    p.add_argument("query", help='e.g. "SELECT link, avg(efficiency) FROM runs GROUP BY link"')
+    p.add_argument("--study", help="one study's store (default: every study, unioned)")
+    p.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="also a table NAME read from FILE (.csv or .parquet, e.g. a paper's results to "
+        "compare with); may be given more than once",
+    )
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="print CSV")
+    output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the result to FILE.csv or FILE.parquet (outside every store) instead",
+    )
+    p.add_argument(
+        "--timeout",
+        type=nonnegative_seconds,
+        default=SQL_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop the query after SECONDS (default {SQL_TIMEOUT:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--memory",
+        type=memory_size,
+        default=SQL_MEMORY,
+        metavar="SIZE",
+        help=f"the most memory the query, and its result, may take, e.g. 8GB (default "
+        f"{SQL_MEMORY}; DuckDB spills nothing to disk, so a query that needs more fails)",
+    )
+    p.set_defaults(func=_sql)
+
+
+def _sql(args: argparse.Namespace) -> int:
+    """`satsweep sql`: a read-only DuckDB query over the store's views: `runs` and the program's
+    tables (analysis/README.md, "Querying a store safely"). The query may take --timeout
+    seconds and --memory at most."""
+    try:
+        return _query(args)
+    except KeyboardInterrupt:  # DuckDB was stopped first (satsweep.store.export)
+        error("sql", "interrupted")
+        return 130
+
+
+def _query(args: argparse.Namespace) -> int:
+    """`satsweep sql` itself; :func:`_sql` turns Ctrl-C into exit code 130."""
+    out = Path(args.out).absolute() if args.out else None
+    options = {
+        "tables": args.table,
+        "memory": args.memory,
+        "timeout": args.timeout,
+        "warn": lambda text: print(f"satsweep sql: warning: {text}", file=sys.stderr),
+    }
+    try:
+        if out is not None:
+            n_rows = export_query(args.query, out, args.study, args.results, **options)
+        else:
+            columns, rows = query(args.query, args.study, args.results, **options)
+    except StoreError as e:
+        error("sql", e)
+        return 2
+    except TimeoutError:
+        error(
+            "sql",
+            f"the query ran longer than --timeout {args.timeout:g} seconds and was stopped; "
+            "allowed: a larger --timeout SECONDS, or --timeout 0 for no limit",
+        )
+        return 2
+    except (duckdb.OutOfMemoryException, MemoryError):
+        error(
+            "sql",
+            f"the query or its result needs more memory than --memory {args.memory}; allowed: "
+            "a larger --memory SIZE, e.g. --memory 8GB",
+        )
+        return 2
+    except duckdb.Error as e:
+        error("sql", str(e).strip())
+        return 2
+    if out is not None:
+        print(f"{n_rows} rows -> {out}", file=sys.stderr)
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif args.json:
+        print(json.dumps([dict(zip(columns, row)) for row in rows], indent=1, default=str))
+    else:
+        table = Table()
+        for name in columns:
+            table.add_column(name)
+        for row in rows:
+            table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
+        Console().print(table)
+    return 0

@@ -1,0 +1,489 @@
+"""The commands of a sweep: ``satsweep run``, ``plan``, ``status`` and ``submit``."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime as dt
+import itertools
+import os
+import signal
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from satsweep.analysis import precision
+from satsweep.cli.common import Subparsers, add_results_option, error, nonnegative_seconds, positive
+from satsweep.cluster import submit
+from satsweep.design import MAX_RUNS, Design, DesignError, Run, load_design
+from satsweep.engine import SimulationError, flags, value_text
+from satsweep.store import Store, StoreError
+from satsweep.workflow import run as sweep
+
+#: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).
+INCOMPLETE = 3
+#: How many runs `satsweep status` lists per category.
+LIST_LIMIT = 20
+#: Configurations `satsweep plan` lists unless told (--rows).
+PLAN_ROWS = 1000
+
+
+def add(commands: Subparsers) -> None:
+    """Adds ``run``, ``plan``, ``status`` and ``submit``."""
+    sized = argparse.ArgumentParser(add_help=False)  # the commands that expand a design
+    add_results_option(sized)
+    sized.add_argument(
+        "--max-runs",
+        type=positive,
+        default=MAX_RUNS,
+        metavar="N",
+        help=f"take a design of up to N runs (default {MAX_RUNS}: larger ones are refused "
+        "with their size, as their plan, status and run cost time and memory)",
+    )
+    cores = os.cpu_count() or 1
+
+    p = commands.add_parser(
+        "run", parents=[sized], help="run a sweep through Snakemake", description=_run.__doc__
+    )
+    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
+    p.add_argument("--cores", type=positive, default=cores, help=f"cores to use (default {cores})")
+    p.add_argument(
+        "--keep-going", action="store_true", help="go on with the other runs when one fails"
+    )
+    p.add_argument(
+        "--executor",
+        default="local",
+        metavar="NAME",
+        help="Snakemake executor: local (default), ray (a running Ray cluster: set "
+        "SNAKEMAKE_RAY_ADDRESS), slurm (one Slurm job per Snakemake job), or any installed one",
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive,
+        metavar="N",
+        help="remote executors: job slots, the jobs running at once (default --cores); one "
+        "more job per slot waits queued in the executor",
+    )
+    p.add_argument(
+        "--group-size",
+        type=positive,
+        metavar="K",
+        help="remote executors: configurations per remote job, run one after the other "
+        "(default: groups that shrink towards the end of the sweep, see workflow/README.md)",
+    )
+    p.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="remote executors: Snakemake profile (default: the shipped "
+        "ray_jobs/profiles/<executor>)",
+    )
+    p.set_defaults(func=_run)
+
+    p = commands.add_parser(
+        "plan", parents=[sized], help="show a sweep's runs", description=_plan.__doc__
+    )
+    p.add_argument("sweep")
+    p.add_argument(
+        "--cores", type=positive, default=cores, help=f"cores of the estimate (default {cores})"
+    )
+    p.add_argument(
+        "--rows",
+        type=positive,
+        default=PLAN_ROWS,
+        metavar="N",
+        help=f"configurations listed (default {PLAN_ROWS})",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="run the first configuration once (into a temporary folder, not the store) and "
+        "exit 2 with its error when it fails",
+    )
+    p.add_argument(
+        "--check-seconds",
+        type=nonnegative_seconds,
+        default=60.0,
+        metavar="S",
+        help="--check: a run still going after S seconds has started well and is stopped "
+        "(default 60)",
+    )
+    p.set_defaults(func=_plan)
+
+    p = commands.add_parser(
+        "status",
+        parents=[sized],
+        help="done/damaged/missing/failed runs",
+        description=_status.__doc__,
+    )
+    p.add_argument("sweep")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="reread every file of every run against its record (sha256, rows)",
+    )
+    p.set_defaults(func=_status)
+
+    p = commands.add_parser(
+        "submit",
+        parents=[sized],
+        help="run a sweep as a Slurm job (a Ray cluster in the allocation)",
+        description=_submit.__doc__,
+    )
+    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
+    p.add_argument(
+        "--nodes", type=int, default=1, help="Slurm nodes, one Ray node each (default 1)"
+    )
+    p.add_argument("--partition", help="Slurm partition (default: the cluster's default)")
+    p.add_argument(
+        "--time", help="wall-time limit, e.g. 90 or 2:00:00 (default: ray-cluster.sbatch's 1:00:00)"
+    )
+    p.add_argument(
+        "--mem",
+        help="memory per node, e.g. 8G (default: CPUs x the design's mem_mb + 1.5G for Ray)",
+    )
+    p.add_argument(
+        "--cpus-per-node",
+        type=int,
+        help="CPUs per node (default: all CPUs of the partition's smallest node)",
+    )
+    p.add_argument(
+        "--wait", action="store_true", help="wait until the job has finished, then summarise"
+    )
+    p.set_defaults(func=_submit)
+
+
+def _load(command: str, args: argparse.Namespace) -> Design | None:
+    """The design of ``args.sweep`` bound to its store (:meth:`Store.bind`), refused (None,
+    the error said) when it is not valid, larger than ``--max-runs`` or cannot share its
+    study's store (another base_seed or program than the runs in it)."""
+    try:
+        design = load_design(args.sweep, max_runs=args.max_runs)
+        design = Store.of(design, args.results).bind(design)
+    except (DesignError, StoreError) as e:
+        error(command, e)
+        return None
+    return design
+
+
+def _duration(seconds: float) -> str:
+    return str(dt.timedelta(seconds=round(seconds)))
+
+
+def _flags(params: dict) -> str:
+    return " ".join(flags(params))
+
+
+def _failure(run: Run, record: dict) -> str:
+    """A failed run, its command, exit code and the tail of its stderr (indented)."""
+    flags = _flags(run.params)
+    tail = "\n".join("    " + line for line in str(record.get("stderr_tail", "")).splitlines())
+    code = record.get("returncode")
+    said = f"{record.get('message')}" + ("" if code is None else f", exit code {code}")
+    return f"{run.config_id}/r{run.replication} {flags} ({said})\n{tail}".rstrip()
+
+
+def _run(args: argparse.Namespace) -> int:
+    """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
+    # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    design = _load("run", args)
+    if design is None:
+        return 2
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("runs"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = None
+
+        def on_progress(done: int, total: int) -> None:
+            nonlocal task
+            if task is None:  # runs done before count as done, not as speed
+                task = progress.add_task("sweep", total=total, completed=done)
+            progress.update(task, completed=done, total=total)  # a campaign's rounds grow it
+
+        try:
+            execution = sweep.Execution(
+                executor=args.executor,
+                jobs=args.jobs,
+                group_size=args.group_size,
+                profile=args.profile,
+            )
+            report = sweep.run(
+                design,
+                warn=lambda text: progress.console.print(
+                    f"warning: {text}", style="yellow", highlight=False, markup=False
+                ),
+                cores=args.cores,
+                keep_going=args.keep_going,
+                results=args.results,
+                on_progress=on_progress,
+                execution=execution,
+            )
+        except DesignError as e:
+            error("run", e)
+            return 2
+        except (FileNotFoundError, sweep.SweepBusy) as e:
+            error("run", e)
+            return 2 if isinstance(e, FileNotFoundError) else 1
+        except KeyboardInterrupt:
+            error("run", "interrupted: Snakemake stopped; finished runs are kept")
+            return 130
+    state = report.state
+    where = f"on {args.cores} cores"
+    if execution.remote:
+        where = f"through --executor {args.executor} ({args.jobs or args.cores} slots)"
+    console.print(
+        f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
+        f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
+        f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
+    )
+    for step in report.rounds:
+        console.print(
+            f"round r = {step.design.replications_text()}: "
+            + "; ".join(_reached(x) for x in step.reached),
+            highlight=False,
+        )
+    if report.rounds:
+        last = report.rounds[-1]
+        console.print(
+            f"precision met at r = {last.design.replications_text()}, {last.design.n_runs} runs"
+            if last.met
+            else f"precision NOT met: stopped at max = {last.design.most_replications} replications "
+            f"(r = {last.design.replications_text()}, {last.design.n_runs} runs)",
+            highlight=False,
+        )
+    for run, record in state.failed:
+        console.print("[red]failed[/red]", end=" ")
+        console.print(_failure(run, record), highlight=False, markup=False)
+    if report.returncode != 0 and not state.failed:
+        console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
+        console.print(sweep.log_tail(report.log), highlight=False, markup=False)
+    for said in sweep.store_errors(state):  # the cause, e.g. a full disk, after the log's end
+        console.print("[red]store not written:[/red]", end=" ")
+        console.print(said, highlight=False, markup=False)
+    if report.store.runs_table.is_file():
+        tables = ", ".join(f"{name}.parquet" for name in report.store.tables())
+        console.print(f"store: {report.store.root}/ {tables}", highlight=False)
+    return 0 if report.ok else 1
+
+
+def _plan(args: argparse.Namespace) -> int:
+    """`satsweep plan`: the run table of a sweep, without running anything."""
+    design = _load("plan", args)
+    if design is None:
+        return 2
+    store = Store.of(design, args.results)
+    design = store.round(design)  # a precision campaign: its round so far
+    state = store.state(design)
+    done = collections.Counter(r.config_id for r in state.done)
+    table = Table(title=f"{design.study}: {design.description}".rstrip(": "))
+    for name in ("#", "config_id", *design.factors, "done"):
+        table.add_column(name)
+    for config in itertools.islice(design.iter_configurations(), args.rows):
+        levels = [value_text(config.params[name]) for name in design.factors]
+        table.add_row(
+            str(config.index + 1),
+            config.config_id,
+            *levels,
+            f"{done[config.config_id]}/{design.replications_for(config.config_id)}",
+        )
+    console = Console()
+    console.print(table)
+    if design.n_configurations > args.rows:
+        console.print(
+            f"... and {design.n_configurations - args.rows} more configurations (--rows N "
+            "shows more)"
+        )
+    fixed = _flags(design.fixed) or "(none)"
+    todo = state.n_missing + len(state.failed) + len(state.damaged)
+    console.print(
+        f"{design.n_configurations} configurations x {design.replications_text()} replications = "
+        f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
+        f"base_seed {design.base_seed}, streams {design.streams}; program {design.describe.name} "
+        f"{design.describe.version}; store {state.store.root}"
+        + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
+        highlight=False,
+    )
+    estimate = sweep.estimate_seconds(state, args.cores)
+    if estimate is None:
+        console.print("estimated cost: unknown (no finished run to measure yet)")
+    else:
+        seconds, basis = estimate
+        console.print(
+            f"estimated cost: {_duration(seconds)} on {args.cores} cores "
+            f"(mean of {basis} finished runs)"
+        )
+    if args.check:
+        problem = _trial(design, args.check_seconds, console)
+        if problem is not None:
+            error("plan", problem)
+            return 2
+    return 0
+
+
+def _trial(design: Design, seconds: float, console: Console) -> str | None:
+    """``plan --check``: one run of the design's first configuration, its result in a temporary
+    folder, never in the store. None when it finished, or was still running after ``seconds``
+    (it started: its parameters were taken); else its failure in one line, with the last line
+    the program said (OMNeT++'s own error, e.g. a unit it cannot convert)."""
+    run = next(design.runs())
+    try:
+        design.executable.run(run.params, run.run, timeout=seconds)
+    except SimulationError as e:
+        if e.returncode is None and e.message.startswith("timed out"):
+            console.print(
+                f"check: {run.config_id}/r{run.replication} still running after {seconds:g} s, "
+                "without an error so far",
+                highlight=False,
+                markup=False,
+            )
+            return None
+        said = [line.strip() for line in e.stderr_tail.splitlines() if line.strip()]
+        # the last line that says an error (OMNeT++ ends with "End."), else the last one
+        said = [line for line in said if "error" in line.lower()] or said
+        code = "" if e.returncode is None else f", exit code {e.returncode}"
+        return (
+            f"check: {run.config_id}/r{run.replication} {_flags(run.params)} failed "
+            f"({e.message}{code})" + (f": {said[-1]}" if said else "")
+        )
+    console.print(
+        f"check: {run.config_id}/r{run.replication} ran without an error", highlight=False
+    )
+    return None
+
+
+def _reached(x: precision.Reached) -> str:
+    """One target's state: the widest half-width against the one asked."""
+    t = x.target
+    asked = f"{t.halfwidth:g}" if t.halfwidth is not None else f"{t.relative:g} x |mean|"
+    if x.halfwidth is None:
+        return f"{t.response}: no interval yet (asked {asked})"
+    verdict = "met" if x.met else "not met"
+    return f"{t.response}: half-width {x.halfwidth:.4g}, asked {asked}: {verdict}"
+
+
+def _status(args: argparse.Namespace) -> int:
+    """`satsweep status`: done / damaged / missing / failed runs of a sweep, and which, and
+    whether the compacted tables hold the done runs (:meth:`Store.compaction_problem`). Exit
+    code 0 when every run is done and compacted, 1 when a run failed, 3 when runs are missing
+    or damaged or the tables stale or damaged (none failed). A precision campaign is shown at
+    its last round's r, with its targets."""
+    design = _load("status", args)
+    if design is None:
+        return 2
+    store = Store.of(design, args.results)
+    design = store.round(design)  # a precision campaign: its last round
+    state = store.state(design, deep=args.verify)
+    stale = store.compaction_problem(state, deep=args.verify)
+    console = Console()
+    if design.precision is not None:
+        p = design.precision
+        console.print(
+            f"{design.study}: precision over {p.over}, r from {p.min} to {p.max}; this round "
+            f"r = {design.replications_text()}",
+            highlight=False,
+        )
+        if store.runs_table.is_file() and not state.n_missing:
+            for x in precision.reached(str(store.runs_table), design):
+                console.print(f"  {_reached(x)}", highlight=False)
+    console.print(
+        f"{design.study}: {len(state.done)} done, {len(state.damaged)} damaged, "
+        f"{state.n_missing} missing, {len(state.failed)} failed of {state.total} runs "
+        f"({state.store.root})" + (" (every file reread)" if args.verify else ""),
+        highlight=False,
+        soft_wrap=True,  # one line for scripts that read it
+    )
+    if stale is not None:
+        console.print(
+            f"tables stale or damaged: {stale}; `satsweep run` compacts them again",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    for said in sweep.store_errors(state):
+        console.print(f"store not written: {said}", highlight=False, markup=False, soft_wrap=True)
+    for run, problem in state.damaged[:LIST_LIMIT]:
+        console.print(
+            f"damaged {run.config_id}/r{run.replication}: {problem} (the next run moves its "
+            "files to quarantine/ and redoes it)",
+            highlight=False,
+            markup=False,
+        )
+    for run, record in state.failed[:LIST_LIMIT]:
+        # soft_wrap: each line the program said stays one line (OMNeT++'s errors are long)
+        console.print(
+            f"failed  {_failure(run, record)}", highlight=False, markup=False, soft_wrap=True
+        )
+    for run in itertools.islice(state.missing(), LIST_LIMIT):
+        flags = _flags(run.params)
+        console.print(
+            f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
+        )
+    hidden = sum(max(0, n - LIST_LIMIT) for n in (len(state.failed), state.n_missing))
+    hidden += max(0, len(state.damaged) - LIST_LIMIT)
+    if hidden:
+        console.print(f"... and {hidden} more")
+    jobs = submit.recorded_jobs(design, args.results)
+    if jobs:
+        job = submit.job_status(jobs[-1])
+        console.print(
+            f"Slurm job {job.job_id} (submitted {jobs[-1].get('submitted_at')}): {job.state}, "
+            f"{job.detail}; log {jobs[-1].get('output')}",
+            highlight=False,
+            markup=False,
+        )
+    if state.failed:
+        return 1
+    return INCOMPLETE if state.n_missing or state.damaged or stale else 0
+
+
+def _submit(args: argparse.Namespace) -> int:
+    """`satsweep submit`: the sweep as one Slurm batch job running a Ray cluster (Slurm+Ray)."""
+    try:
+        job = submit.submit(
+            args.sweep,
+            nodes=args.nodes,
+            partition=args.partition,
+            time_limit=args.time,
+            mem=args.mem,
+            cpus_per_node=args.cpus_per_node,
+            results=args.results,
+            max_runs=args.max_runs,
+        )
+    except (DesignError, FileNotFoundError, submit.SubmitError) as e:
+        error("submit", e)
+        return 2
+    print(job.job_id)
+    Console(stderr=True, highlight=False).print(
+        f"submitted {job.study} as Slurm job {job.job_id}: {job.nodes} node(s) x "
+        f"{job.cpus_per_node} CPUs, {job.mem} per node, partition {job.partition}; "
+        f"log {job.output}; 'satsweep status {args.sweep}' shows it",
+        markup=False,
+    )
+    if args.wait:
+        state = submit.wait(job.job_id)
+        design = load_design(args.sweep, max_runs=None)
+        store = Store.of(design, args.results)
+        final = store.state(store.bind(design))
+        Console(stderr=True, highlight=False).print(
+            f"Slurm job {job.job_id}: {state.state}, {state.detail}; "
+            f"{len(final.done)}/{final.total} runs done",
+            markup=False,
+        )
+        return 0 if not final.n_missing and not final.failed else 1
+    return 0
