@@ -75,7 +75,7 @@ def test_sql_reads_only_inside_the_store(results, capsys, query, said):
 def test_sql_reads_a_reference_table_beside_the_store(results, capsys):
     """--table NAME=FILE: a table read before the confinement starts (a paper's results);
     the confinement holds for everything else."""
-    paper = Path(__file__).resolve().parents[1] / "analysis" / "reference" / "goyal98-wan.csv"
+    paper = Path(__file__).resolve().parents[1] / "analysis" / "goyal98" / "goyal98-wan.csv"
     query = "SELECT count(*) AS n, round(avg(efficiency), 4) AS e FROM paper"
     assert sql(results, "--study", "demo", "--table", f"paper={paper}", "--csv", query) == 0
     assert capsys.readouterr().out.splitlines() == ["n,e", "24,0.7701"]
