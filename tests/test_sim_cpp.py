@@ -20,6 +20,9 @@ from tests.support.programs import TEST_BINARY
 pytestmark = pytest.mark.programs
 
 FULLNESS = ("QUICK", "EXTENSIVE", "TAKES_FOREVER")
+#: pytest-timeout's limit per suite at each fullness: EXTENSIVE's satnet-tcp-flavor alone took
+#: ~20 min of wall time on the loaded 2-core machine (~3 min of CPU)
+TIMEOUT = {"QUICK": 600, "EXTENSIVE": 3600, "TAKES_FOREVER": 4 * 3600}
 SUITES = sorted(
     name
     for source in (REPO / "sim" / "test").glob("*.cc")
@@ -27,13 +30,17 @@ SUITES = sorted(
 )
 
 
-def fullness() -> str:
+def _fullness() -> str:
     """The ns-3 test fullness of this session (SIM_TEST_FULLNESS, else by CI)."""
     default = "EXTENSIVE" if os.environ.get("CI") == "true" else "QUICK"
     chosen = os.environ.get("SIM_TEST_FULLNESS", default)
     if chosen not in FULLNESS:
-        pytest.fail(f"SIM_TEST_FULLNESS={chosen}: one of {', '.join(FULLNESS)}", pytrace=False)
+        raise pytest.UsageError(f"SIM_TEST_FULLNESS={chosen}: one of {', '.join(FULLNESS)}")
     return chosen
+
+
+#: read once, at import (an environment variable; nothing runs)
+SESSION_FULLNESS = _fullness()
 
 
 def test_the_binary_has_the_sources_suites():
@@ -43,10 +50,11 @@ def test_the_binary_has_the_sources_suites():
     assert sorted(line.split()[-1] for line in listing.splitlines() if line.strip()) == SUITES
 
 
+@pytest.mark.timeout(TIMEOUT[SESSION_FULLNESS])
 @pytest.mark.parametrize("suite", SUITES)
 def test_suite(suite: str):
     proc = subprocess.run(
-        [str(TEST_BINARY), f"--suite={suite}", f"--fullness={fullness()}", "--verbose"],
+        [str(TEST_BINARY), f"--suite={suite}", f"--fullness={SESSION_FULLNESS}", "--verbose"],
         capture_output=True,
         text=True,
     )
