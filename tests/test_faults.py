@@ -378,6 +378,7 @@ def test_a_deleted_run_is_redone_although_its_job_ran(toy, done, capsys):
     assert table_rows(done) == 2
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_verify_rereads_what_a_quick_look_cannot_see(toy, done, capsys):
     row = one_run(done) / "r1.parquet"
     stat = row.stat()

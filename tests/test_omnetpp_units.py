@@ -207,6 +207,7 @@ def test_plan_check_reports_the_first_configurations_failure_in_one_line(tmp_pat
     assert not (results / "trial" / "runs").exists()  # a trial, not a run of the store
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_plan_check_passes_a_run_that_works_or_is_still_running(tmp_path):
     results = tmp_path / "results"
     proc = cli("plan", str(trial_design(tmp_path, [1, -1])), "--results", str(results), "--check")
@@ -288,6 +289,7 @@ def draws(states: list[list[int]], n: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_neighbouring_runs_and_generators_draw_uncorrelated_numbers():
     numbers = [(0xABCDEF << 15) | k for k in range(1, 3001)]  # replications of one configuration
     u = draws([mt_state(r) for r in numbers], 50)

@@ -178,6 +178,7 @@ def test_defaults_and_units_come_from_the_recorded_design(tmp_path: Path) -> Non
     assert study.layout == ["link", "flavor", "drop", "bufferRtt"]
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_a_store_without_a_recorded_design_needs_responses_and_factors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -190,6 +191,7 @@ def test_a_store_without_a_recorded_design_needs_responses_and_factors(
     assert "#### Results: mean efficiency ± 90% CI" in markdown  # no unit known
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_analyze_takes_a_study_s_defaults_and_units(
     synth: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -394,6 +396,7 @@ def test_smoke_sweep_report(
         png_size(name)
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
     """fairness is an index in [0, 1] (the program declares it): a mean of 0.99 with runs 0.98
     and 1.0 has the 90% half-width t(0.95; 1) x 0.01 = 0.063, past 1."""
@@ -412,6 +415,7 @@ def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
     assert "†" not in section(markdown, "wan", "efficiency")  # no bound declared
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_curves_only_over_a_numeric_column_factor(tmp_path: Path) -> None:
     """The curves follow the results table (its means and intervals, tested above): drawn over
     bufferRtt's 0.5, 1, 2, not over flavor's names."""
@@ -842,6 +846,7 @@ def test_a_column_of_the_table_wins_over_a_factor_of_that_name(tmp_path: Path) -
     assert len(panels) == 6 and panels[0].series["1"]["pool"] == [0.0, 10.0, 20.0]
 
 
+@pytest.mark.slow  # a sweep or a real report: several seconds
 def test_the_report_draws_means_with_bands_and_bars_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
