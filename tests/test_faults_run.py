@@ -20,7 +20,7 @@ import pytest
 
 from satsweep import cli
 from tests.support.processes import processes
-from tests.support.sweeps import MM1, on_a_full_disk
+from tests.support.sweeps import MM1, on_a_full_disk, sweep_file
 
 TOY = """\
 study: toy
@@ -302,3 +302,14 @@ def test_a_full_disk_is_named_by_run_and_status(tmp_path):
     reason = summary.split(said, 1)[1].split("(logs/collect.log)")[0]
     assert "No space left on device" in reason, lines[2]
     assert f"{said}{reason}(logs/collect.log)" in lines[3], lines[3]  # status: one line
+
+
+@pytest.mark.slow
+def test_a_home_that_cannot_be_written_does_not_stop_a_sweep(tmp_path, capsys, monkeypatch):
+    """A cluster node's HOME may be read-only or missing: Snakemake's cache under it cannot be
+    made there (it died with a traceback), so the sweep's Snakemake gets a private one."""
+    monkeypatch.setenv("HOME", "/proc/no-such-home")  # not even root can make it
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    design = sweep_file(tmp_path, "home", 1, 0)
+    assert cli.main(["run", str(design), "--results", str(tmp_path / "results")]) == 0
+    assert "home: 6/6 runs done (6 now, 0 before)" in capsys.readouterr().err

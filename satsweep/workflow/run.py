@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -364,7 +365,20 @@ def snakemake_environment(executor: str | None = None) -> dict[str, str]:
     if plugin is not None:
         paths = [str(plugin), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    if not _writable(Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")):
+        # Snakemake keeps a source cache there and dies with a traceback when it cannot (a
+        # cluster node's read-only or missing HOME): a private one in the temporary folder
+        env["XDG_CACHE_HOME"] = str(Path(tempfile.gettempdir()) / f"satsweep-cache-{os.getuid()}")
     return env
+
+
+def _writable(folder: Path) -> bool:
+    """Whether ``folder`` is, or can be made, a folder this process may write in."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def run(
