@@ -25,6 +25,7 @@ from satsweep import analysis, report
 from satsweep.analysis import Dataset, sql
 from satsweep.cli import main
 from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS
+from tests.support import REPO
 
 ROOT = Path(__file__).resolve().parents[1]
 # copies of shared/reference/goyal98-wan.csv (the paper's WAN table, beside the SQL that compares
@@ -565,3 +566,24 @@ def test_goyal98_load_sql_counts_the_backlogged_connections_of_each_wan_cell(tmp
             "connections": "4.0",
         }
     ]
+
+
+def test_the_run_table_s_own_columns_in_workflow_readme_are_the_engine_s() -> None:
+    """workflow/README.md's table of runs.parquet names each key and provenance column with its
+    type as DuckDB shows it: the same names and types as the engine's lists (their one home)."""
+    duckdb_type = {"string": "VARCHAR", "int": "BIGINT", "float": "DOUBLE", "bool": "BOOLEAN",
+                   "timestamp": "TIMESTAMP"}  # fmt: skip
+    text = (REPO / "workflow" / "README.md").read_text()
+    section = text.split("### `runs.parquet`: one row per run", 1)[1].split("\n### ", 1)[0]
+    documented = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        names = re.findall(r"`([a-z_0-9]+)`", cells[0]) if len(cells) == 3 else []
+        if names and cells[0].replace("`", "").replace(",", " ").split() == names:
+            types = [t.strip() for t in cells[1].split(",")]
+            types = types if len(types) == len(names) else types * len(names)
+            documented.update(zip(names, types))
+    expected = {
+        name: duckdb_type[kind] for name, kind in {**KEY_COLUMNS, **PROVENANCE_COLUMNS}.items()
+    }
+    assert documented == expected
