@@ -88,7 +88,8 @@ def job_files(store_dir: Path, job_id: str) -> list[Path]:
 
 
 def head_address(output: Path) -> str:
-    m = re.search(r"head \S+ \(([\d.]+:\d+)\)", output.read_text())
+    """The Ray head's address as the batch script logs it once the head is up."""
+    m = re.search(r"Ray head up at ([\d.]+:\d+)", output.read_text())
     assert m, output.read_text()
     return m[1]
 
