@@ -439,8 +439,10 @@ def test_a_theory_file_relative_to_the_design(tmp_path: Path):
     ("text", "problem"),
     [
         (None, "no theory file {path}; allowed: barakat (installed), or a Python file"),
-        ("THEORY = 3\n", "theory file {path} defines no THEORY; allowed: a module whose "
+        ("THEORY = 3\n", "theory file {path}: its THEORY is int; allowed: a module whose "
          "THEORY is a satsweep.theory.Theory"),
+        ("x = 1\n", "theory file {path}: its THEORY is missing; allowed: a module whose THEORY"),
+        ("raise SystemExit(5)\n", "theory file {path} cannot be loaded: SystemExit: 5"),
         ("import no_such_module\n", "theory file {path} cannot be loaded: "
          "ModuleNotFoundError: No module named 'no_such_module'"),
         ("def (:\n", "theory file {path} cannot be loaded: SyntaxError: invalid syntax"),

@@ -113,7 +113,8 @@ def theory(spec: str, base: Path | None = None) -> Theory:
     (point, *_) = points
     try:
         made = point.load()
-    except Exception as e:  # a broken plug-in: say which, not a traceback of its import
+    # a broken plug-in (or one calling sys.exit on import): say which, not a traceback
+    except (Exception, SystemExit) as e:
         raise TheoryNotFound(f"theory '{spec}' ({point.value}) cannot be loaded: {_line(e)}")
     if not isinstance(made, Theory) or made.name != spec:
         raise TheoryNotFound(f"theory '{spec}' ({point.value}) is not a Theory named '{spec}'")
@@ -139,14 +140,15 @@ def _from_file(path: Path) -> Theory:
     sys.modules[name] = module  # its dataclasses look their module up while it runs
     try:
         module_spec.loader.exec_module(module)
-    except Exception as e:
+    except (Exception, SystemExit) as e:  # sys.exit in a module would end satsweep silently
         del sys.modules[name]
         raise TheoryNotFound(f"theory file {path} cannot be loaded: {_line(e)}") from None
     made = getattr(module, "THEORY", None)
     if not isinstance(made, Theory):
         raise TheoryNotFound(
-            f"theory file {path} defines no THEORY; allowed: a module whose THEORY is a "
-            "satsweep.theory.Theory"
+            f"theory file {path}: its THEORY is "
+            f"{'missing' if made is None else type(made).__name__}; allowed: a module whose "
+            "THEORY is a satsweep.theory.Theory"
         )
     return made
 
