@@ -28,8 +28,9 @@ from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS
 from tests.support import REPO
 
 ROOT = Path(__file__).resolve().parents[1]
-# copies of shared/reference/goyal98-wan.csv (the paper's WAN table, beside the SQL that compares
-# with it) and goyal98-wan-anova.json (the paper's analysis of it, Tables 4-6)
+# the paper's WAN table (its Table 4, kept beside the SQL that compares with it) and the paper's
+# analysis of it (Tables 5 and 6): docs/studies/goyal98.md, "The paper's WAN results (Table 4)"
+# and the section after it
 WAN_CSV = ROOT / "analysis" / "goyal98" / "goyal98-wan.csv"
 WAN_ANOVA = ROOT / "tests" / "data" / "goyal98-wan-anova.json"
 FACTORS = ["flavor", "buffer", "drop"]
@@ -361,7 +362,7 @@ def random_design(levels: list[int], replications: int, seed: int) -> list[dict[
 
 
 def numpy_reference(rows: list[dict[str, object]], factors: list[str]) -> dict[str, object]:
-    """Jain's formulas, straight from model.md, in NumPy."""
+    """Jain's formulas (docs/studies/goyal98.md, "The design and its analysis") in NumPy."""
     y = np.array([r["y"] for r in rows], dtype=float)
     n, mean = len(y), y.mean()
     levels = {f: sorted({r[f] for r in rows}) for f in factors}

@@ -77,10 +77,10 @@ def short_runs(sabt) -> dict[str, dict]:
 
 @pytest.mark.slow
 def test_eq_caps_connection_1_at_a_pool_of_200_packets_and_sabt_does_not(short_runs):
-    """Spec section 3: EQ gives 200/7 = 28 packets of 1000 bytes (whole segments) to each
-    connection, below the path's ~38-packet BDP, so connection 1, alone on its 1.5 Mbit/s path,
-    gets at most 28 packets per round trip. SABT finds connection 1's loss rate low and gives it
-    more of the pool."""
+    """docs/studies/sabt.md, "What the text fixes": EQ gives 200/7 = 28 packets of 1000 bytes
+    (whole segments) to each connection, below the path's ~38-packet BDP, so connection 1, alone
+    on its 1.5 Mbit/s path, gets at most 28 packets per round trip. SABT finds connection 1's
+    loss rate low and gives it more of the pool."""
     eq, sabt = short_runs["eq"], short_runs["sabt"]
     first_eq, first_sabt = eq["connections"][0], sabt["connections"][0]
     assert first_eq["buffer"] == 28000 and first_eq["bufferStd"] == 0

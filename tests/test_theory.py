@@ -1,5 +1,5 @@
 """The theory room: Barakat & Altman's calculator (analysis/barakat/theory.py, the installed
-plug-in satsweep_barakat) against the values of shared/spec/barakat.md, section 3, and the
+plug-in satsweep_barakat) against docs/studies/barakat.md, "What the equations give", and the
 hand-computed cases below; theories found by name and by file."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_overflow_cycle_at_a_power_of_alpha(B, d, n):
 
 def test_theorem1_wb():
     # (20, 1): alpha = 2, B(d+1) = 40, n_B = 6 since 2^5 = 32 < 40 <= 64,
-    # W_B = 20 + min(70, 2^5) = 52 (section 3: "the exact Theorem 1 gives 52")
+    # W_B = 20 + min(70, 2^5) = 52 (docs/studies/barakat.md, "What the equations give")
     assert b.theorem1_wb(20, 70, 1) == 52.0
     # (70, 1): n_B = 8 (128 < 140 <= 256), W_B = 70 + min(70, 2^7 = 128) = 140
     assert b.theorem1_wb(70, 70, 1) == 140.0

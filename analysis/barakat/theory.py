@@ -1,6 +1,6 @@
 """Barakat & Altman, "Performance of Short TCP Transfers" (NETWORKING 2000), as a calculator.
 
-The paper's model of the first slow start (shared/spec/barakat.md, section 1): one RTT is a
+The paper's model (docs/studies/barakat.md, "The first slow start"): one RTT is a
 mini-cycle in which slow start adds W/d packets, so W(n+1) = alpha W(n) with alpha = (d+1)/d and
 W(n) = alpha^n from W(0) = 1. A drop-tail buffer of B packets in front of a bottleneck whose
 bandwidth-delay product is muT packets overflows at the window W_B (Theorem 1, its approximation
@@ -224,7 +224,7 @@ def several_limit(bdp: float, d: float) -> float:
 
 
 def slow_start_d(policy: str, delayed_ack: bool, bc_limit: float = 2) -> float | None:
-    """The paper's d of a slow-start policy (shared/spec/barakat.md, section 1).
+    """The paper's d of a slow-start policy (docs/studies/barakat.md, "Slow-start policies").
 
     - ``stcp``: +1 packet per new ACK, so d = 2 with delayed ACKs (one ACK per two packets),
       else 1;

@@ -17,7 +17,7 @@ namespace ns3
 
 /**
  * @brief Builds senders -> router -> bottleneck -> router -> receiver, as the single-bottleneck
- * IP studies of ns-2 did (e.g. Barakat & Altman 2000, shared/spec/barakat.md): each sender and
+ * IP studies of ns-2 did (e.g. Barakat & Altman 2000, docs/studies/barakat.md): each sender and
  * the receiver on an access link of their own, one bottleneck link between the routers whose
  * sending router holds at most B packets waiting (ns-2's DropTail: the packet being sent is not
  * counted). No queue disc: ns-3's Ipv4AddressHelper puts FqCoDel (10240 packets) in front of

@@ -18,7 +18,7 @@ namespace ns3
 
 /**
  * @brief Builds sender -> R_k -> R_k' -> receivers for k = 1..K, as Fig. 1 of the SABT study
- * (shared/spec/sabt.md: three disjoint 1.5 Mbit/s paths carrying 1, 2 and 4 connections):
+ * (docs/studies/sabt.md: three disjoint 1.5 Mbit/s paths carrying 1, 2 and 4 connections):
  * every path an access link from the sender to its router R_k, a bottleneck R_k -> R_k' whose
  * sending device holds at most BufferPackets waiting (drop-tail, ns-2's DropTail), and one
  * egress link R_k' -> receiver per receiver of the path. No queue discs (ns-3's

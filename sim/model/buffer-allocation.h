@@ -13,7 +13,8 @@
 namespace ns3
 {
 
-/// The send-buffer tuning algorithms of Matsuo, Hasegawa and Murata (shared/spec/sabt.md).
+/// The send-buffer tuning algorithms of Matsuo, Hasegawa and Murata (docs/studies/sabt.md, "The
+/// buffer pool and its reassignment").
 enum class BufferAlgorithm
 {
     EQ,    ///< an equal share of the pool each
@@ -22,7 +23,8 @@ enum class BufferAlgorithm
     FIXED, ///< a fixed buffer each, in start order, while the pool lasts
 };
 
-/// What happens to the pool left over when every demand fits (spec section 4).
+/// What happens to the pool left over when every demand fits (docs/studies/sabt.md, "Where the
+/// paper is silent").
 enum class Leftover
 {
     UNASSIGNED,   ///< kept back: each connection gets its demand

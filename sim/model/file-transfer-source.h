@@ -25,7 +25,8 @@ class Packet;
 /**
  * @brief Sends files of FileSize bytes to Remote, each on a new TCP connection, waiting Gap
  * seconds from the end of one transfer to the start of the next (Barakat & Altman's sources,
- * shared/spec/barakat.md: S1 is one transfer, S2 successive transfers with random gaps).
+ * docs/studies/barakat.md, "Scenarios S1 and S2": S1 is one transfer, S2 successive transfers
+ * with random gaps).
  *
  * A transfer starts with the connection request and ends when the last byte is acknowledged;
  * the connection is then closed. The file is handed to TCP as the send buffer frees (its payload

@@ -10,7 +10,8 @@ namespace ns3
 /**
  * @brief Expected throughput of a bulk Reno connection, packets/s: the full model of Padhye et
  * al., "Modeling TCP Throughput: A Simple Model and its Empirical Validation" (SIGCOMM 1998,
- * eq. 30 without the W_max cap), as shared/spec/sabt.md section 4 gives it for SABT's rho:
+ * eq. 30 without the W_max cap), as docs/studies/sabt.md, "SABT's throughput estimate", gives
+ * it for SABT's rho:
  *
  *   E[W] = (2+b)/(3b) + sqrt(8(1-p)/(3bp) + ((2+b)/(3b))^2)
  *   Q(w) = min(1, (1-(1-p)^3)(1+(1-p)^3(1-(1-p)^(w-3))) / (1-(1-p)^w))

@@ -21,7 +21,7 @@ namespace ns3
 
 /**
  * @brief The send-buffer tuner of Matsuo, Hasegawa and Murata's SABT study
- * (shared/spec/sabt.md): a pool of Pool bytes shared by a sender host's connections, their
+ * (docs/studies/sabt.md): a pool of Pool bytes shared by a sender host's connections, their
  * buffers set anew every Interval by the Algorithm:
  *
  * - eq: Pool / n each.

@@ -96,7 +96,7 @@ class TcpFlavorSocket : public TcpSocketBase
     /**
      * ns-3's TcpTxBuffer::Available() is size - occupancy in uint32_t: after the buffer shrank
      * below its occupancy it wraps to about 4e9 and TcpSocketBase::Send() would accept anything
-     * (shared/spec/sabt.md section 5). Here data beyond the free room is refused (-1,
+     * (sim/README.md, "The sabt program"). Here data beyond the free room is refused (-1,
      * ERROR_MSGSIZE) as when the buffer is full.
      */
     int Send(Ptr<Packet> p, uint32_t flags) override;

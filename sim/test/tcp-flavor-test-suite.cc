@@ -1382,7 +1382,7 @@ class IdleRestartTestCase : public TestCase
  * that ACKs every other segment (d = 2 under stcp): after each new ACK covering k segments,
  * cwnd (packets) must have grown by exactly 1 (stcp), min(k, 2) (bc) or min(k, 2) / d(W) with
  * d(W) = 1 + (W - 1) / (W_th - 1) (dbc, d_max = 2), W the window before the ACK, while below
- * W_th = 11; then by 1/W. Barakat & Altman (2000), sec. 4-5, as shared/spec/barakat.md reads
+ * W_th = 11; then by 1/W. Barakat & Altman (2000), sec. 4-5, as docs/studies/barakat.md reads
  * them. With a loss (Vanilla, segment 40 lost once, so a timeout): after the timeout every slow
  * start is stcp's +1, even for the ACK that covers the segments resent by go-back-N. A policy
  * ignored (stcp's +1), or kept after the timeout, fails the check.

@@ -14,7 +14,7 @@ namespace barakat
 {
 
 /**
- * @brief Every effective parameter of one run (Barakat & Altman 2000, shared/spec/barakat.md).
+ * @brief Every effective parameter of one run (Barakat & Altman 2000, docs/studies/barakat.md).
  *
  * Windows, thresholds, buffers and file sizes are in packets of segmentSize payload bytes. The
  * defaults, ranges and presets are in the parameter table (Parameters()).

@@ -16,7 +16,7 @@ namespace sabt
 
 /**
  * @brief Every effective parameter of one run (Matsuo, Hasegawa and Murata, SABT,
- * shared/spec/sabt.md). The defaults, ranges and presets are in the parameter table
+ * docs/studies/sabt.md). The defaults, ranges and presets are in the parameter table
  * (Parameters()).
  */
 struct Config
