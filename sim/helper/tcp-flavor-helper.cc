@@ -55,6 +55,7 @@ TcpFlavorHelper::Install(Ptr<Node> node) const
     factory->SetAttribute("Tick", TimeValue(m_parameters.tick));
     factory->SetAttribute("MinRto", TimeValue(m_parameters.minRto));
     factory->SetAttribute("SlowStartRestart", BooleanValue(m_parameters.slowStartRestart));
+    factory->SetAttribute("TimerClock", EnumValue(m_parameters.timerClock));
     node->AggregateObject(factory);
 }
 

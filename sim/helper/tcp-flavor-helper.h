@@ -7,6 +7,7 @@
 #include "helper/link-preset.h"
 #include "model/tcp-flavor.h"
 #include "model/tcp-model.h"
+#include "model/timer-clock.h"
 
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -35,6 +36,8 @@ struct TcpParameters
     /// ns2 model: cwnd returns to 1 when the timer expires with nothing outstanding (ns-2's
     /// slow_start_restart_ and restart_bugfix_, both true by default)
     bool slowStartRestart{true};
+    /// Clock of the retransmission timers: each connection's own, or one shared by all
+    TimerClock timerClock{TimerClock::PER_CONNECTION};
     /// Send buffer, bytes: room for the files a WWW server queues (payload is virtual).
     uint32_t sndBufBytes{512U << 20};
 

@@ -41,6 +41,7 @@ WwwHelper::Install(Ptr<Node> serverNode, Ptr<Node> clientNode, Ipv4Address serve
     serverNode->AddApplication(server);
     auto client = m_client.Create<WwwClient>();
     client->SetAttribute("Remote", AddressValue(InetSocketAddress(serverAddress, m_port)));
+    client->SetResponseSource(server); // the answers' lengths, for PagePacing afterBatch
     clientNode->AddApplication(client);
     ApplicationContainer pair;
     pair.Add(server);

@@ -53,7 +53,8 @@ class WwwHelper
     void SetClientAttribute(const std::string& name, const AttributeValue& value);
 
     /**
-     * @brief Installs a server on @p serverNode and its client on @p clientNode.
+     * @brief Installs a server on @p serverNode and its client on @p clientNode; the client
+     * learns the length of each answer from the server (WwwClient::SetResponseSource()).
      * @param serverNode node of the server
      * @param clientNode node of the client
      * @param serverAddress address of @p serverNode the client connects to

@@ -208,6 +208,12 @@ Ns2TcpSocket::GetRtoWithoutBackoff() const
 }
 
 Time
+Ns2TcpSocket::TimerTick() const
+{
+    return m_tick;
+}
+
+Time
 Ns2TcpSocket::GetSmoothedRtt() const
 {
     return m_tick * m_srtt8 / (1 << SRTT_SHIFT);
@@ -381,7 +387,7 @@ Ns2TcpSocket::SetRtxTimer()
 {
     m_rto = GetCurrentRto();
     m_retxEvent.Cancel();
-    m_retxEvent = Simulator::Schedule(m_rto, &Ns2TcpSocket::ReTxTimeout, this);
+    m_retxEvent = Simulator::Schedule(RetxTimerDelay(m_rto), &Ns2TcpSocket::ReTxTimeout, this);
 }
 
 void

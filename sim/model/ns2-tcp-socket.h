@@ -31,7 +31,9 @@ namespace ns3
  *   tick phase, boot_time_); srtt/rttvar in 1/8 and 1/4 ticks; RTO = floor(srtt + 4 rttvar)
  *   ticks x backoff, at least MinRto; a timeout doubles the backoff (at most 64; past 8 srtt is
  *   folded into rttvar) and the backoff returns to 1 only when a timed segment, i.e. one first
- *   sent after the timeout, is acknowledged (Karn). A new ACK restarts the timer (newtimer(),
+ *   sent after the timeout, is acknowledged (Karn). The timer fires RTO after it was set, or
+ *   with TimerClock shared on the first multiple of the Tick at or after then (RTT samples
+ *   keep the socket's own tick phase either way). A new ACK restarts the timer (newtimer(),
  *   before the RTT update as in 2.1b3), also when it acknowledges everything: newtimer() only
  *   cancels when the ACK passed t_seqno_, the next segment to send, i.e. after go-back-N.
  * - Idle restart (tcp.cc timeout(), slow_start_restart_ and restart_bugfix_, both true in
@@ -88,6 +90,8 @@ class Ns2TcpSocket : public TcpFlavorSocket
     /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
     int64_t GetLastRttTicks() const;
     uint64_t GetIdleRestarts() const override;
+    /// @return the period of the shared timer clock: the Tick (ns-2's tcp_tick_)
+    Time TimerTick() const override;
     /**
      * Selects the flavor and with it the recovery strategy (only while the socket is CLOSED).
      * @param flavor the flavor

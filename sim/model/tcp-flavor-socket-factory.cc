@@ -79,7 +79,13 @@ TcpFlavorSocketFactory::GetTypeId()
                           "with nothing outstanding (Ns2TcpSocket::SlowStartRestart)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&TcpFlavorSocketFactory::m_slowStartRestart),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("TimerClock",
+                          "Clock of the sockets' retransmission timers: perConnection or shared "
+                          "(TcpFlavorSocket::TimerClock)",
+                          EnumValue(TimerClock::PER_CONNECTION),
+                          MakeEnumAccessor<TimerClock>(&TcpFlavorSocketFactory::m_timerClock),
+                          MakeTimerClockChecker());
     return tid;
 }
 
@@ -116,6 +122,7 @@ TcpFlavorSocketFactory::CreateSocket()
     socket->SetRecoveryAlgorithm(CreateObject<TcpClassicRecovery>());
 
     socket->SetAttribute("Flavor", EnumValue(m_flavor));
+    socket->SetAttribute("TimerClock", EnumValue(m_timerClock));
     socket->SetAttribute("SegmentSize", UintegerValue(m_segmentSize));
     socket->SetAttribute("RcvBufSize", UintegerValue(m_windowBytes));
     socket->SetAttribute("SndBufSize", UintegerValue(m_sndBufBytes));

@@ -6,6 +6,7 @@
 
 #include "model/tcp-flavor.h"
 #include "model/tcp-model.h"
+#include "model/timer-clock.h"
 
 #include "ns3/nstime.h"
 #include "ns3/socket-factory.h"
@@ -48,6 +49,7 @@ class TcpFlavorSocketFactory : public SocketFactory
     Time m_tick;                  ///< TCP timer granularity
     Time m_minRto;                ///< lower bound of the RTO
     bool m_slowStartRestart{true}; ///< ns2 sockets: cwnd back to 1 after an idle RTO
+    TimerClock m_timerClock{TimerClock::PER_CONNECTION}; ///< clock of the retransmission timers
 };
 
 } // namespace ns3

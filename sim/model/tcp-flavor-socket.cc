@@ -4,6 +4,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/rtt-estimator.h"
+#include "ns3/simulator.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/trace-source-accessor.h"
 
@@ -28,6 +29,15 @@ TcpFlavorSocket::GetTypeId()
                           MakeEnumAccessor<TcpFlavor>(&TcpFlavorSocket::SetFlavor,
                                                       &TcpFlavorSocket::GetFlavor),
                           MakeTcpFlavorChecker())
+            .AddAttribute("TimerClock",
+                          "Clock of the data retransmission timer: perConnection (it fires "
+                          "exactly RTO after it was set) or shared (one clock for all "
+                          "connections ticking every TimerTick() from time 0, as the slow timer "
+                          "of BSD-derived TCPs: it fires on the first tick at or after now + "
+                          "RTO). The RTO is the same either way",
+                          EnumValue(TimerClock::PER_CONNECTION),
+                          MakeEnumAccessor<TimerClock>(&TcpFlavorSocket::m_timerClock),
+                          MakeTimerClockChecker())
             .AddTraceSource("RetransmittedSegments",
                             "Data segments retransmitted so far",
                             MakeTraceSourceAccessor(&TcpFlavorSocket::m_retransmittedSegments),
@@ -56,7 +66,8 @@ TcpFlavorSocket::TcpFlavorSocket()
 
 TcpFlavorSocket::TcpFlavorSocket(const TcpFlavorSocket& sock)
     : TcpSocketBase(sock),
-      m_flavor(sock.m_flavor)
+      m_flavor(sock.m_flavor),
+      m_timerClock(sock.m_timerClock)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -243,6 +254,10 @@ TcpFlavorSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
         resetRTO = true;
     }
     TcpSocketBase::NewAck(seq, resetRTO);
+    if (resetRTO && m_state != SYN_RCVD)
+    {
+        AlignRetxTimer(); // the base class set the timer afresh (unless it then stopped it)
+    }
 }
 
 void
@@ -270,13 +285,58 @@ uint32_t
 TcpFlavorSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
     const bool isRetransmission = seq < m_tcb->m_highTxMark;
+    const bool timerRunning = m_retxEvent.IsPending();
     const uint32_t size = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    if (!timerRunning)
+    {
+        AlignRetxTimer(); // the base class starts the timer when none runs
+    }
     m_dataSegmentsSent += size > 0 ? 1 : 0;
     if (isRetransmission && size > 0)
     {
         m_retransmittedSegments = m_retransmittedSegments + 1;
     }
     return size;
+}
+
+TimerClock
+TcpFlavorSocket::GetTimerClock() const
+{
+    return m_timerClock;
+}
+
+Time
+TcpFlavorSocket::TimerTick() const
+{
+    return GetClockGranularity();
+}
+
+Time
+TcpFlavorSocket::RetxTimerDelay(Time rto) const
+{
+    if (m_timerClock == TimerClock::PER_CONNECTION)
+    {
+        return rto;
+    }
+    const Time now = Simulator::Now();
+    return SharedClockExpiry(now + rto, TimerTick()) - now;
+}
+
+void
+TcpFlavorSocket::AlignRetxTimer()
+{
+    if (m_timerClock == TimerClock::PER_CONNECTION || !m_retxEvent.IsPending())
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    const Time expiry = now + Simulator::GetDelayLeft(m_retxEvent);
+    const Time onTick = SharedClockExpiry(expiry, TimerTick());
+    if (onTick != expiry)
+    {
+        m_retxEvent.Cancel();
+        m_retxEvent = Simulator::Schedule(onTick - now, &TcpFlavorSocket::ReTxTimeout, this);
+    }
 }
 
 uint64_t

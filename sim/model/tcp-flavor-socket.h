@@ -5,6 +5,7 @@
 #define SATNET_TCP_FLAVOR_SOCKET_H
 
 #include "model/tcp-flavor.h"
+#include "model/timer-clock.h"
 
 #include "ns3/tcp-socket-base.h"
 #include "ns3/traced-value.h"
@@ -38,6 +39,12 @@ namespace ns3
  *
  * The flavor decides the Sack attribute (on for SACK only): it is applied after the attributes
  * at construction and again whenever Flavor is set.
+ *
+ * TimerClock chooses the clock of the data retransmission timer (TimerClock): with SHARED a timer
+ * set for now + RTO fires on the first multiple of the timer tick (TimerTick(): ns-3's
+ * ClockGranularity here, Ns2TcpSocket's Tick) at or after that instant, so the timers of all
+ * connections expire on the same ticks. The RTO is computed as before; the handshake's SYN and
+ * FIN timers keep ns-3's own clock.
  * Per-connection counters are kept and exported as trace sources; a listening socket's Fork()
  * makes accepted sockets TcpFlavorSockets of the same flavor with zeroed counters.
  */
@@ -82,6 +89,10 @@ class TcpFlavorSocket : public TcpSocketBase
     uint32_t GetSegmentSize() const;
     /// @return the bytes sent and not acknowledged yet (the part of the send buffer in use)
     uint32_t GetUnacknowledgedBytes() const;
+    /// @return the clock the retransmission timer runs on
+    TimerClock GetTimerClock() const;
+    /// @return the period of the shared timer clock: the timer granularity (ClockGranularity)
+    virtual Time TimerTick() const;
 
     /**
      * Sets the send buffer (SndBufSize) while the connection runs, e.g. as a buffer tuner
@@ -114,6 +125,19 @@ class TcpFlavorSocket : public TcpSocketBase
     void ReTxTimeout() override;
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
 
+    /**
+     * @param rto a retransmission timeout
+     * @return the delay from now after which a timer set now with @p rto fires: @p rto on the
+     *         connection's own clock, up to the next tick of the shared clock with SHARED
+     */
+    Time RetxTimerDelay(Time rto) const;
+    /**
+     * With SHARED, moves the retransmission timer ns-3's TcpSocketBase has just set (to now +
+     * m_rto) onto the shared clock's tick; nothing with PER_CONNECTION, or when no timer runs.
+     * Call it only right after TcpSocketBase set m_retxEvent to its ReTxTimeout.
+     */
+    void AlignRetxTimer();
+
   private:
     /**
      * @param ack a cumulative ACK number
@@ -139,6 +163,7 @@ class TcpFlavorSocket : public TcpSocketBase
     /// Reno/NewReno: no fast retransmit until the cumulative ACK passes this sequence
     SequenceNumber32 m_fastRetransmitGuard{0};
     bool m_fastRetransmitGuarded{false};              ///< m_fastRetransmitGuard is in force
+    TimerClock m_timerClock{TimerClock::PER_CONNECTION}; ///< clock of the retransmission timer
 
   protected:
     // Counted by subclasses too (Ns2TcpSocket replaces the loss handling that counts them here).

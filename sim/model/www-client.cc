@@ -1,9 +1,11 @@
 #include "www-client.h"
 
 #include "truncated-poisson-random-variable.h"
+#include "www-server.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/inet6-socket-address.h"
 #include "ns3/log.h"
@@ -44,7 +46,9 @@ WwwClient::GetTypeId()
                           MakeTypeIdAccessor(&WwwClient::m_tid),
                           MakeTypeIdChecker())
             .AddAttribute("PagePeriod",
-                          "Time between the starts of two pages.",
+                          "Time between two pages: from the start of one to the start of the "
+                          "next (PagePacing period), or from the arrival of one's last document "
+                          "to the start of the next (afterBatch).",
                           TimeValue(Seconds(10)),
                           MakeTimeAccessor(&WwwClient::m_pagePeriod),
                           MakeTimeChecker(Time(1)))
@@ -85,10 +89,28 @@ WwwClient::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&WwwClient::m_randomStartPhase),
                           MakeBooleanChecker())
+            .AddAttribute("PagePacing",
+                          "When the next page starts: period (PagePeriod after the previous "
+                          "page started, whether or not its documents have arrived: an open "
+                          "loop) or afterBatch (PagePeriod after the last document of the "
+                          "previous page has fully arrived: a closed loop, \"the time taken by "
+                          "the user to request a new document\"). afterBatch needs "
+                          "SetResponseSource().",
+                          EnumValue(PagePacing::PERIOD),
+                          MakeEnumAccessor<PagePacing>(&WwwClient::m_pagePacing),
+                          MakeEnumChecker(PagePacing::PERIOD,
+                                          "period",
+                                          PagePacing::AFTER_BATCH,
+                                          "afterBatch"))
             .AddTraceSource("PageStart",
                             "A page started; the argument is its number of requests.",
                             MakeTraceSourceAccessor(&WwwClient::m_pageTrace),
                             "ns3::WwwClient::PageTracedCallback")
+            .AddTraceSource("PageDone",
+                            "With afterBatch: the last document of the open page arrived; the "
+                            "argument is the page's duration (from its start).",
+                            MakeTraceSourceAccessor(&WwwClient::m_pageDoneTrace),
+                            "ns3::Time::TracedCallback")
             .AddTraceSource("Request",
                             "A request was issued; the argument is its size in bytes.",
                             MakeTraceSourceAccessor(&WwwClient::m_requestTrace),
@@ -143,6 +165,23 @@ WwwClient::GetSocket() const
     return m_socket;
 }
 
+uint64_t
+WwwClient::GetPagesDone() const
+{
+    return m_pagesDone;
+}
+
+void
+WwwClient::SetResponseSource(Ptr<WwwServer> server)
+{
+    NS_LOG_FUNCTION(this << server);
+    NS_ABORT_MSG_IF(m_hasResponseSource, "WwwClient: a second response source");
+    // The server reads the requests in order, and draws one file for each (its Request trace):
+    // the k-th file is the answer to the k-th request. Only counters change with PERIOD.
+    server->TraceConnectWithoutContext("Request", MakeCallback(&WwwClient::NoteResponse, this));
+    m_hasResponseSource = true;
+}
+
 int64_t
 WwwClient::AssignStreams(int64_t stream)
 {
@@ -178,10 +217,15 @@ WwwClient::StartApplication()
                     "MinRequestsPerPage " << m_minRequests << " > MaxRequestsPerPage "
                                           << m_maxRequests);
     NS_ABORT_MSG_IF(m_minGap > m_maxGap, "MinGap " << m_minGap << " > MaxGap " << m_maxGap);
-    NS_ABORT_MSG_IF((m_maxRequests - 1) * m_maxGap >= m_pagePeriod,
+    NS_ABORT_MSG_IF(m_pagePacing == PagePacing::PERIOD &&
+                        (m_maxRequests - 1) * m_maxGap >= m_pagePeriod,
                     "a page of " << m_maxRequests << " requests " << m_maxGap
                                  << " apart could overrun the next page " << m_pagePeriod
                                  << " later");
+    NS_ABORT_MSG_IF(m_pagePacing == PagePacing::AFTER_BATCH && !m_hasResponseSource,
+                    "WwwClient: PagePacing afterBatch needs SetResponseSource(), to know when a "
+                    "page's documents have arrived");
+    m_running = true;
     if (!m_socket)
     {
         m_socket = Socket::CreateSocket(GetNode(), m_tid);
@@ -208,6 +252,7 @@ void
 WwwClient::StopApplication()
 {
     NS_LOG_FUNCTION(this);
+    m_running = false;
     m_pageEvent.Cancel();
     m_requestEvent.Cancel();
 }
@@ -223,7 +268,17 @@ WwwClient::StartPage()
     NS_LOG_INFO("page " << m_pages << " at " << Simulator::Now().As(Time::S) << ": " << requests
                         << " requests");
     m_pageTrace(requests);
-    m_pageEvent = Simulator::Schedule(m_pagePeriod, &WwwClient::StartPage, this);
+    if (m_pagePacing == PagePacing::PERIOD)
+    {
+        m_pageEvent = Simulator::Schedule(m_pagePeriod, &WwwClient::StartPage, this);
+    }
+    else
+    {
+        // The next page is scheduled by CheckPageDone() once this one's documents have arrived.
+        m_pageOpen = true;
+        m_pageStart = Simulator::Now();
+        m_pageLastRequest = m_requestsSent + requests;
+    }
     SendRequest(requests);
 }
 
@@ -276,6 +331,35 @@ WwwClient::HandleRead(Ptr<Socket> socket)
         }
         m_bytesReceived += packet->GetSize();
         m_rxTrace(packet);
+    }
+    CheckPageDone();
+}
+
+void
+WwwClient::NoteResponse(uint32_t fileBytes)
+{
+    ++m_responses;
+    m_responseEnd += fileBytes;
+    CheckPageDone(); // only its length was missing if its bytes were all read already
+}
+
+void
+WwwClient::CheckPageDone()
+{
+    // With AFTER_BATCH no request follows the open page's last one until the page is done, so
+    // once all its requests are answered m_responseEnd is where its last document ends.
+    if (!m_pageOpen || m_responses < m_pageLastRequest || m_bytesReceived < m_responseEnd)
+    {
+        return;
+    }
+    m_pageOpen = false;
+    ++m_pagesDone;
+    NS_LOG_INFO("page " << m_pages << " done at " << Simulator::Now().As(Time::S) << " after "
+                        << (Simulator::Now() - m_pageStart).As(Time::S));
+    m_pageDoneTrace(Simulator::Now() - m_pageStart);
+    if (m_running)
+    {
+        m_pageEvent = Simulator::Schedule(m_pagePeriod, &WwwClient::StartPage, this);
     }
 }
 

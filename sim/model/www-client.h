@@ -21,21 +21,33 @@ class Packet;
 class Socket;
 class TruncatedPoissonRandomVariable;
 class UniformRandomVariable;
+class WwwServer;
 
 /**
- * @brief WWW client: a page of pipelined requests every PagePeriod over one connection.
+ * @brief WWW client: pages of pipelined requests, PagePeriod apart, over one connection.
  *
  * At start it connects once to Remote (HTTP/1.1, persistent). Its first page starts after a
  * phase drawn uniformly in [0, PagePeriod) (the study is silent on phases; RandomStartPhase
- * false starts at once), then one page every PagePeriod. A page is k requests,
+ * false starts at once). When the next page starts is PagePacing:
+ * - PERIOD (the default): one page every PagePeriod, i.e. PagePeriod after the previous page
+ *   *started*, whether or not its documents have arrived (an open loop: the demand does not
+ *   depend on how fast the answers come).
+ * - AFTER_BATCH: PagePeriod after the last document of the previous page has fully arrived (a
+ *   closed loop: "the time taken by the user to request a new document"). The client learns
+ *   each document's length from its server (SetResponseSource(), as a real client reads it from
+ *   the response's Content-Length), and a page is done when every one of its requests has been
+ *   answered and the client has read the bytes up to the end of its last answer.
+ *
+ * A page is k requests,
  * k ~ Poisson(MeanRequestsPerPage) kept within [MinRequestsPerPage, MaxRequestsPerPage]
  * (redrawn, see TruncatedPoissonRandomVariable): the first at the page start, each next one a
  * U[MinGap, MaxGap] gap later. Each request is a send of RequestBytes; the client never waits
  * for answers (pipelining). Requests sent before the handshake completes wait in TCP's send
  * buffer; any the buffer cannot take wait in a backlog pushed from the send callback.
  *
- * A page must end before the next starts: the application aborts at start unless
- * (MaxRequestsPerPage - 1) x MaxGap < PagePeriod (8 x 500 ms < 10 s with the defaults).
+ * With PERIOD a page's requests must all be sent before the next page starts: the application
+ * aborts at start unless (MaxRequestsPerPage - 1) x MaxGap < PagePeriod (8 x 500 ms < 10 s with
+ * the defaults). With AFTER_BATCH it aborts at start unless SetResponseSource() was called.
  *
  * It reads everything the server sends. TCP delivers in order, so GetBytesReceived(), the
  * total read, is the highest in-order byte received: the numerator of x_i.
@@ -47,6 +59,13 @@ class UniformRandomVariable;
 class WwwClient : public Application
 {
   public:
+    /// When the next page starts (attribute PagePacing).
+    enum class PagePacing
+    {
+        PERIOD,      ///< PagePeriod after the previous page started (open loop)
+        AFTER_BATCH, ///< PagePeriod after the previous page's last document arrived (closed)
+    };
+
     /// @return the object TypeId
     static TypeId GetTypeId();
 
@@ -75,6 +94,15 @@ class WwwClient : public Application
     Time GetStartPhase() const;
     /// @return the client's socket, or nullptr before start
     Ptr<Socket> GetSocket() const;
+    /// @return pages whose documents have all arrived (counted with AFTER_BATCH only)
+    uint64_t GetPagesDone() const;
+
+    /**
+     * @brief Tells the client the length of every answer: @p server's file sizes, in the order
+     * of the requests (its Request trace). WwwHelper::Install calls it for each pair.
+     * @param server the server this client's requests go to
+     */
+    void SetResponseSource(Ptr<WwwServer> server);
 
     int64_t AssignStreams(int64_t stream) override;
 
@@ -94,6 +122,13 @@ class WwwClient : public Application
     void SendRequest(uint32_t remaining);
     /// Hands the request backlog to TCP as far as its send buffer takes it.
     void Flush();
+    /**
+     * @brief Notes the length of the answer to the next request (the server drew its file).
+     * @param fileBytes the file's size
+     */
+    void NoteResponse(uint32_t fileBytes);
+    /// With AFTER_BATCH: when the open page's documents have all arrived, schedules the next.
+    void CheckPageDone();
     /**
      * @brief Counts what the server sent.
      * @param socket the connection
@@ -121,6 +156,7 @@ class WwwClient : public Application
     Time m_maxGap;               //!< longest gap between the requests of a page
     uint32_t m_requestBytes;     //!< bytes of one request
     bool m_randomStartPhase;     //!< first page after a U[0, PagePeriod) phase
+    PagePacing m_pagePacing{PagePacing::PERIOD}; //!< when the next page starts
     Time m_startPhase;           //!< phase drawn at start
     Ptr<Socket> m_socket;        //!< the connection
     EventId m_pageEvent;         //!< next page start
@@ -129,12 +165,21 @@ class WwwClient : public Application
     uint64_t m_requestsSent{0};  //!< requests issued
     uint64_t m_pages{0};         //!< pages started
     uint64_t m_bytesReceived{0}; //!< bytes read from the connection
+    bool m_running{false};       //!< started and not stopped
+    bool m_hasResponseSource{false}; //!< SetResponseSource() was called
+    uint64_t m_responses{0};     //!< answers whose length is known (requests the server read)
+    uint64_t m_responseEnd{0};   //!< byte of the stream where the last of them ends
+    bool m_pageOpen{false};      //!< AFTER_BATCH: a page's documents are still to arrive
+    Time m_pageStart;            //!< AFTER_BATCH: start of the open page
+    uint64_t m_pageLastRequest{0}; //!< AFTER_BATCH: number of the open page's last request
+    uint64_t m_pagesDone{0};     //!< AFTER_BATCH: pages whose documents have all arrived
 
     Ptr<UniformRandomVariable> m_phaseRv;             //!< draws the start phase
     Ptr<TruncatedPoissonRandomVariable> m_requestsRv; //!< draws the requests per page
     Ptr<UniformRandomVariable> m_gapRv;               //!< draws the gaps between requests
 
     TracedCallback<uint32_t> m_pageTrace;        //!< a page started
+    TracedCallback<Time> m_pageDoneTrace;        //!< AFTER_BATCH: a page's documents arrived
     TracedCallback<uint32_t> m_requestTrace;     //!< a request was issued
     TracedCallback<Ptr<const Packet>> m_rxTrace; //!< bytes were read
 };

@@ -316,7 +316,7 @@ class SatnetDescribeTestCase : public TestCase
             "switchModel",
             "delay",          "bottleneckRate", "accessRate", "accessDelay", "mss",
             "window",         "ssthresh",   "tick",        "minRto",   "poissonBounds",
-            "tcpModel",       "slowStartRestart"};
+            "tcpModel",       "slowStartRestart", "pagePacing", "timerClock"};
         NS_TEST_EXPECT_MSG_EQ((Parameters().GetNames() == names), true, "parameters in order");
 
         const Json echo = Parameters().Echo(Parameters().Parse({"--link=geo", "--clients=5"}));

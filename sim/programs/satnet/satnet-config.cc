@@ -260,6 +260,29 @@ MakeParameters()
                  "expiring with nothing outstanding, sets cwnd to 1 (ssthresh kept), so a "
                  "server idle for longer than the RTO sends its next file in slow start. "
                  "ns-3's sender has no such restart.");
+    table.Add("pagePacing", &Config::pagePacing)
+        .SetDefault("period")
+        .SetChoices({"period", "afterBatch"})
+        .SetHelp("With --workload=www, when a client's next page (its batch of requests) "
+                 "starts: two readings of the study's 10 s lag, \"the time taken by the user to "
+                 "request a new document\". period (the default, satnet's behaviour before the "
+                 "choice existed): 10 s after the previous page started, whether or not its "
+                 "documents have arrived (an open loop: requests pile up while the trunk is "
+                 "overloaded). afterBatch: 10 s after the last document of the previous page "
+                 "has fully arrived (a closed loop: slow answers lower the demand). Either way "
+                 "the first page starts after a phase drawn in [0, 10 s).");
+    table.Add("timerClock", &Config::timerClock)
+        .SetDefault("perConnection")
+        .SetChoices({"perConnection", "shared"})
+        .SetHelp("Clock of the TCP retransmission timers, two readings of the study's 100 ms "
+                 "timer granularity (--tick); the RTO is computed as before either way. "
+                 "perConnection (the default, satnet's behaviour before the choice existed): each "
+                 "timer expires exactly RTO after it was set (ns-2's timers). shared: one clock "
+                 "for all connections, as the slow timer of BSD-derived TCPs (tcp_slowtimo) that "
+                 "ticks for every connection at once: a timer expires on the first multiple of "
+                 "--tick of the simulation clock at or after RTO from when it was set, so "
+                 "connections that lose in one congestion episode time out on the same tick. "
+                 "Either --tcpModel.");
 
     // The link sets the defaults every other flag may override.
     table.SetPreset("link", [](Config& c) {

@@ -44,6 +44,8 @@ struct Config
     double tick = 0;           //!< TCP timer granularity, seconds
     double minRto = 0;         //!< lowest retransmission timeout, seconds
     bool slowStartRestart = true; //!< ns2 model: cwnd back to 1 after an idle RTO
+    std::string pagePacing;    //!< period or afterBatch: when a WWW client's next page starts
+    std::string timerClock;    //!< perConnection or shared: the retransmission timers' clock
 };
 
 /**

@@ -150,6 +150,7 @@ RunScenario(const Config& c)
     tcp.tick = Seconds(c.tick);
     tcp.minRto = Seconds(c.minRto);
     tcp.slowStartRestart = c.slowStartRestart;
+    tcp.timerClock = ParseTimerClock(c.timerClock).value(); // validated by the command line
     if (c.workload == "bulk")
     {
         // A bulk sender keeps its send buffer full of segment-sized packets, and memory goes by
@@ -178,6 +179,10 @@ RunScenario(const Config& c)
     if (c.workload == "www")
     {
         WwwHelper www(factory, kPort);
+        www.SetClientAttribute("PagePacing",
+                               EnumValue(c.pagePacing == "afterBatch"
+                                             ? WwwClient::PagePacing::AFTER_BATCH
+                                             : WwwClient::PagePacing::PERIOD));
         for (uint32_t i = 0; i < c.clients; ++i)
         {
             ApplicationContainer pair = www.Install(atm.GetServers().Get(i),
