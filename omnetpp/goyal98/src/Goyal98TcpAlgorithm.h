@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 namespace satsweep {
 namespace goyal98 {
@@ -48,6 +49,12 @@ struct Goyal98TcpSignals
  * RTO (INET's backoff, at most 240 s); the next sample sets it afresh. Before the first sample
  * the RTO is INET's 3 s.
  *
+ * Timer clock (Goyal98Tcp.timerClock, satnet's --timerClock): "perConnection", INET's own (the
+ * timer fires RTO after it was set), or "shared": one clock for all connections, ticking every
+ * tick from time 0 (BSD's slow timer): wherever INET sets the retransmission timer
+ * (startRexmitTimer(), and the backed-off restart in TcpBaseAlg::processRexmitTimer()), it is
+ * moved at once to the first multiple of the tick at or after its expiry.
+ *
  * Sending: INET sends a partial segment whenever the window leaves room for less than an MSS
  * and Nagle is off (in congestion avoidance cwnd grows by bytes, so most windows end in one),
  * which neither ns-2 (windows in packets) nor ns-3 do. sendData() adds ns-3's sender-side
@@ -68,6 +75,7 @@ class Goyal98TcpAlgorithm : public Base
     int64_t srtt8_ = 0;   ///< smoothed RTT, 1/8 tick; 0 before the first sample
     int64_t rttvar4_ = 0; ///< RTT variation, 1/4 tick
     bool inDupAck_ = false;
+    bool sharedClock_ = false; ///< timerClock "shared"
 
   public:
     void initialize() override
@@ -78,6 +86,10 @@ class Goyal98TcpAlgorithm : public Base
         minRto_ = tcp->par("minRto").doubleValue();
         if (tick_ <= SIMTIME_ZERO || minRto_ <= SIMTIME_ZERO)
             throw omnetpp::cRuntimeError("tick and minRto must be positive");
+        const std::string clock = tcp->par("timerClock").stdstringValue();
+        if (clock != "perConnection" && clock != "shared")
+            throw omnetpp::cRuntimeError("timerClock must be \"perConnection\" or \"shared\", got \"%s\"", clock.c_str());
+        sharedClock_ = clock == "shared";
     }
 
   protected:
@@ -181,6 +193,28 @@ class Goyal98TcpAlgorithm : public Base
     {
         this->conn->emit(Goyal98TcpSignals::timeout, 1L);
         Base::processRexmitTimer(event);
+        alignRexmitTimer(); // TcpBaseAlg set it again, backed off, without startRexmitTimer()
+    }
+
+    void startRexmitTimer() override
+    {
+        Base::startRexmitTimer();
+        alignRexmitTimer();
+    }
+
+    /// With the shared clock, moves a scheduled retransmission timer to the first tick at or
+    /// after its expiry (integer raw simtime: a timer already on a tick stays).
+    void alignRexmitTimer()
+    {
+        omnetpp::cMessage *timer = this->rexmitTimer;
+        if (!sharedClock_ || !timer->isScheduled())
+            return;
+        const int64_t at = timer->getArrivalTime().raw();
+        const int64_t step = tick_.raw();
+        omnetpp::simtime_t onTick;
+        onTick.setRaw((at / step + (at % step != 0 ? 1 : 0)) * step);
+        if (onTick.raw() != at)
+            this->conn->rescheduleAt(onTick, timer);
     }
 
     void receivedDuplicateAck() override

@@ -21,6 +21,7 @@ enum TimerKind { START = 1, PAGE, REQUEST };
 
 WwwClientApp::~WwwClientApp()
 {
+    // cIListener's destructor unsubscribes from responseSource (if it still exists).
     cancelAndDelete(startTimer);
     cancelAndDelete(pageTimer);
     cancelAndDelete(requestTimer);
@@ -39,6 +40,10 @@ void WwwClientApp::initialize(int stage)
         startTime = par("startTime");
         stopTime = par("stopTime");
         pagePeriod = par("pagePeriod");
+        const std::string pacing = par("pagePacing").stdstringValue();
+        if (pacing != "period" && pacing != "afterBatch")
+            throw cRuntimeError("pagePacing must be \"period\" or \"afterBatch\", got \"%s\"", pacing.c_str());
+        afterBatch = pacing == "afterBatch";
         randomStartPhase = par("randomStartPhase");
         meanRequests = par("meanRequestsPerPage");
         const int minR = par("minRequestsPerPage");
@@ -58,11 +63,20 @@ void WwwClientApp::initialize(int stage)
                 throw cRuntimeError("minRequestsPerPage %d > maxRequestsPerPage %d", minR, maxR);
             if (minGap < SIMTIME_ZERO || minGap > maxGap)
                 throw cRuntimeError("need 0 <= minGap <= maxGap, got %s and %s", minGap.str().c_str(), maxGap.str().c_str());
-            if ((maxR - 1) * maxGap >= pagePeriod)
+            if (!afterBatch && (maxR - 1) * maxGap >= pagePeriod)
                 throw cRuntimeError("a page of %d requests %s apart could overrun the next page %s later",
                         maxR, maxGap.str().c_str(), pagePeriod.str().c_str());
             if (bytes < 1)
                 throw cRuntimeError("requestBytes must be at least 1");
+            if (afterBatch) {
+                // The server reads the requests in order and draws one file for each (its
+                // fileQueued signal): the k-th file is the answer to the k-th request.
+                const char *path = par("responseSource");
+                responseSource = *path ? getModuleByPath(path) : nullptr;
+                if (!responseSource)
+                    throw cRuntimeError("pagePacing \"afterBatch\" needs responseSource, the server app's module path (got \"%s\")", path);
+                responseSource->subscribe("fileQueued", this);
+            }
         }
         minRequests = minR;
         maxRequests = maxR;
@@ -135,7 +149,12 @@ void WwwClientApp::startPage()
             TruncatedPoisson::Quantile(getRNG(0)->doubleRand(), meanRequests, minRequests, maxRequests, bounds);
     ++pagesStarted;
     EV_INFO << "page " << pagesStarted << ": " << count << " requests\n";
-    if (stopTime < SIMTIME_ZERO || simTime() + pagePeriod < stopTime)
+    if (afterBatch) {
+        // The next page is scheduled by checkPageDone() once this one's documents have arrived.
+        pageOpen = true;
+        pageLastRequest = requestsSent + count;
+    }
+    else if (stopTime < SIMTIME_ZERO || simTime() + pagePeriod < stopTime)
         scheduleAfter(pagePeriod, pageTimer);
     requestsLeft = count;
     sendRequest();
@@ -180,6 +199,27 @@ void WwwClientApp::socketDataArrived(TcpSocket *, Packet *packet, bool)
     ++receivedPackets;
     emit(packetReceivedSignal, packet);
     delete packet;
+    checkPageDone();
+}
+
+void WwwClientApp::receiveSignal(cComponent *, simsignal_t, intval_t value, cObject *)
+{
+    ++responses;
+    responseEnd += value;
+    checkPageDone(); // only its length was missing if its bytes were all read already
+}
+
+void WwwClientApp::checkPageDone()
+{
+    // No request follows the open page's last one until the page is done, so once all its
+    // requests are answered responseEnd is where its last document ends.
+    if (!pageOpen || responses < pageLastRequest || receivedBytes < responseEnd)
+        return;
+    pageOpen = false;
+    ++pagesCompleted;
+    EV_INFO << "page " << pagesStarted << " done\n";
+    if (operationalState == State::OPERATING && (stopTime < SIMTIME_ZERO || simTime() + pagePeriod < stopTime))
+        scheduleAfter(pagePeriod, pageTimer);
 }
 
 void WwwClientApp::socketAvailable(TcpSocket *listener, TcpAvailableInfo *availableInfo)
@@ -268,6 +308,8 @@ void WwwClientApp::finish()
         recordScalar("connectionsAccepted", connectionsAccepted);
     else {
         recordScalar("pages", pagesStarted);
+        if (afterBatch)
+            recordScalar("pagesDone", pagesCompleted);
         recordScalar("requests", requestsSent);
         recordScalar("startPhase", phase, "s");
     }

@@ -24,7 +24,7 @@ namespace goyal98 {
  * Everything received is counted: TCP delivers in order, so inOrderBytes() is the highest
  * in-order byte received, the numerator of x_i.
  */
-class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICallback
+class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICallback, public omnetpp::cListener
 {
   public:
     WwwClientApp() = default;
@@ -36,6 +36,8 @@ class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     uint64_t requests() const { return requestsSent; }
     /// @return pages started so far (www)
     uint64_t pages() const { return pagesStarted; }
+    /// @return pages whose documents have all arrived (www, pagePacing "afterBatch" only)
+    uint64_t pagesDone() const { return pagesCompleted; }
     /// @return delay from the start to the first page (www; drawn at the start)
     omnetpp::simtime_t startPhase() const { return phase; }
     /// @return true for the bulk workload
@@ -62,6 +64,9 @@ class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     void socketStatusArrived(inet::TcpSocket *socket, inet::TcpStatusInfo *status) override {}
     void socketDeleted(inet::TcpSocket *socket) override {}
 
+    // cListener: the server app's fileQueued signal (pagePacing "afterBatch")
+    void receiveSignal(omnetpp::cComponent *source, omnetpp::simsignal_t signal, omnetpp::intval_t value, omnetpp::cObject *details) override;
+
   private:
     /// www: opens the connection, draws the phase and schedules the first page.
     void start();
@@ -73,6 +78,8 @@ class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     void flush();
     /// @return true while the connection takes sends
     bool canSend() const;
+    /// afterBatch: when the open page's documents have all arrived, schedules the next page.
+    void checkPageDone();
 
     // parameters
     bool bulk = false;
@@ -80,6 +87,7 @@ class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     omnetpp::simtime_t startTime;
     omnetpp::simtime_t stopTime;
     omnetpp::simtime_t pagePeriod;
+    bool afterBatch = false; ///< pagePacing "afterBatch"
     bool randomStartPhase = true;
     double meanRequests = 5;
     uint32_t minRequests = 1;
@@ -102,6 +110,12 @@ class WwwClientApp : public inet::ApplicationBase, public inet::TcpSocket::ICall
     uint64_t requestsSent = 0;        ///< requests issued
     uint64_t pagesStarted = 0;        ///< pages started
     uint64_t connectionsAccepted = 0; ///< bulk: connections accepted
+    omnetpp::cModule *responseSource = nullptr; ///< afterBatch: the server app, subscribed to
+    uint64_t responses = 0;           ///< answers whose length is known (requests the server read)
+    uint64_t responseEnd = 0;         ///< byte of the stream where the last of them ends
+    bool pageOpen = false;            ///< afterBatch: a page's documents are still to arrive
+    uint64_t pageLastRequest = 0;     ///< afterBatch: number of the open page's last request
+    uint64_t pagesCompleted = 0;      ///< afterBatch: pages whose documents have all arrived
 };
 
 } // namespace goyal98
