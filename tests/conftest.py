@@ -18,6 +18,9 @@ from tests.support.slurm import (
     stop_and_check_nothing_left,
 )
 
+#: Markers of tests that start machine-wide daemons (pytest_collection_modifyitems).
+DAEMONS = ("cluster", "ray")
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -30,6 +33,33 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             if os.environ.get("CI") == "true":
                 pytest.fail(f"{said} (CI=true: nothing may be skipped)", pytrace=False)
             pytest.skip(said)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """How tests share pytest-xdist's workers under ``--dist loadgroup`` (.ci/run): the tests
+    that start Slurm or Ray (markers ``cluster`` and ``ray``) all share one worker, since there
+    is one Slurm on the machine and they check that nothing of theirs is left; the tests of a
+    module that use its module-scoped fixtures (often a sweep) share one, so that each fixture
+    runs once; every other test goes wherever a worker is free. The daemons' group runs first
+    (its tests mostly wait, and the longest group must not start last), then the modules'
+    groups, then the rest (``--no-loadscope-reorder`` keeps this order)."""
+    order = {}
+    for item in items:
+        if any(item.get_closest_marker(m) for m in DAEMONS):
+            group, order[item.nodeid] = "daemons", 0
+        elif _uses_module_fixtures(item):
+            group, order[item.nodeid] = item.nodeid.split("::")[0], 1
+        else:
+            order[item.nodeid] = 2
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: order[item.nodeid])
+
+
+def _uses_module_fixtures(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)  # pytest's: which fixture definitions it uses
+    defs = info.name2fixturedefs.values() if info else ()
+    return any(d[-1].scope in ("module", "package") for d in defs if d)
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,8 @@ sys.path.insert(0, str(PLUGIN_SRC))
 from snakemake_executor_plugin_ray import fits, ray_resources  # noqa: E402
 from snakemake_executor_plugin_ray._task import snakemake_argv  # noqa: E402
 
+pytestmark = pytest.mark.ray
+
 SNAKEFILE = """\
 N = int(config.get("count", 6))
 SLEEP = config.get("pause", 1)

@@ -275,6 +275,7 @@ def ray_cluster():
 
 
 @pytest.mark.programs
+@pytest.mark.ray
 @pytest.mark.slow
 @pytest.mark.parametrize(("group_size", "tasks"), [("1", 4), ("2", 2), (None, 1)])
 def test_run_through_ray_gives_the_local_rows(
@@ -335,6 +336,7 @@ def campaign(tmp_path_factory) -> tuple[Path, list[tuple], str]:
     return design, rows, f"(r = {min(counts)}..{max(counts)}, {len(rows)} runs)"
 
 
+@pytest.mark.ray
 @pytest.mark.slow
 def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, campaign, tmp_path):
     design, local, last = campaign
