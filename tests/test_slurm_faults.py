@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -155,9 +156,16 @@ def nothing_of_the_job_left() -> bool:
     return not any(namespace_processes(ns) for ns in NETNS)
 
 
-def lose_node(ns: str) -> int:
-    """A node fails: every process in its namespace (slurmd, the job's steps, Ray, the runs)
-    killed at once. Returns how many."""
+def lose_node(ns: str, silent: bool = False) -> int:
+    """A node fails: every process in its namespace (slurmd, the job's steps, Ray, the runs) is
+    killed. Returns how many. ``silent``: its link goes down first, as when a node loses power:
+    nothing it does while dying reaches the others. Killed with the link up, the kernel closes
+    the processes' connections (Ray sees the node go at once) and its slurmd or srun may still
+    tell the other nodes to kill the steps it launched (seen: steps SIGKILLed within 4 ms of
+    their srun's death), which no power failure does. (restart_lost_nodes, through
+    local-cluster.sh start, brings the link up again.)"""
+    if silent:
+        subprocess.run(["ip", "-n", ns, "link", "set", "eth0", "down"], check=True, timeout=30)
     pids = subprocess.run(
         ["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=30
     ).stdout.split()
@@ -219,7 +227,7 @@ def test_scancel_mid_sweep_then_resubmit(tmp_path):
     subprocess.run(["scancel", job], check=True, timeout=30)
     assert wait_state(job, {"CANCELLED", "COMPLETED"}, timeout=90) == "CANCELLED"
     _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
-    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.parquet")}
+    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.record.json")}
     assert 6 <= len(survivors) < 36
     again = submit_job(sweep, results)
     assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
@@ -243,11 +251,15 @@ def test_the_time_limit_then_resubmit(tmp_path):
     assert "SIGTERM (scancel or time limit)" in output and "Ray stopped" in output, output
     assert state in {"FAILED", "TIMEOUT"}, state
     _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
-    before = done(store_dir)
+    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.record.json")}
+    before = len(survivors)
     assert before < 120, "the sweep finished inside the limit: make it longer"
+    # none done would leave nothing to keep: the test would pass without testing that
+    assert before > 0, "no run finished inside the limit (a machine too loaded for this test?)"
     again = submit_job(sweep, results)
     assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
     checked_rows(store_dir, 120)
+    assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # kept, not redone
     print(f"time limit ({state}): {before} of 120 runs before, 120 after, duplicates 0")
 
 
@@ -261,7 +273,7 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     job = submit_job(sweep, results)
     wait_runs(store_dir, 6, job)
     before = done(store_dir)
-    lose_node("satsweep-node1")
+    lose_node("satsweep-node1", silent=True)
     ended = {"CANCELLED", "COMPLETED", "FAILED", "NODE_FAIL"}
     state = wait_state(job, ended, 120, store_dir)
     assert state == "CANCELLED", job_report(job, store_dir)
@@ -273,6 +285,10 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     assert f"Slurm job {job}" in status and "CANCELLED" in status and "is gone" in status
     restart_lost_nodes()
     _wait_until(nothing_of_the_job_left, 60, "no process of the job in the nodes")
+    # the workers cleared their nodes' Ray temp dirs; the lost node's is what a lost node
+    # leaves in its /tmp (here the machine's: removed so that the test leaves nothing behind)
+    assert not list(Path("/tmp").glob(f"satsweep-ray-{job}-*"))
+    shutil.rmtree(f"/tmp/satsweep-ray-{job}")
     again = submit_job(sweep, results)
     state = wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}, store_dir=store_dir)
     assert state == "COMPLETED", job_report(again, store_dir)

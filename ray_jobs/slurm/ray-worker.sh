@@ -12,6 +12,9 @@
 # in the job's log LOG and cancels the job; the runs finished stay in the store and a new
 # submission completes the sweep.
 #
+# This node's Ray temp dir TEMP_DIR goes with this script, whichever way it ends: the batch
+# script's teardown can clear only its own node's /tmp, and does not run when that node is lost.
+#
 # The job's Ray token comes on stdin (the batch script's srun forwards it) and is kept as the
 # batch script keeps it: in a file unlinked while still empty, held open here and read by Ray as
 # /proc/<this script>/fd/N, so it is on no disk and vanishes with this script.
@@ -35,16 +38,15 @@ export RAY_AUTH_TOKEN_PATH=/proc/$$/fd/$TOKEN_FD
 head_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/${ADDRESS%:*}/${ADDRESS##*:}" 2>/dev/null; }
 
 # The head is gone ($1: how this node found out): says so in the job's log and cancels the job.
-# The log first, stderr last: this step's srun ran on the lost node.
+# LOST keeps the message for stderr, written last of all: this step's srun ran on the lost node.
+LOST=""
 head_lost() {
-  local message
-  message="error: the Ray head at $ADDRESS is gone ($1): the job's first node, which ran the"
-  message+=" head and the driver, failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the"
-  message+=" finished runs are in the store: submit again"
-  message=$(printf '[ray-cluster %s] %s' "$(date +%H:%M:%S)" "$message")
-  printf '%s\n' "$message" >>"$LOG"
+  LOST="error: the Ray head at $ADDRESS is gone ($1): the job's first node, which ran the"
+  LOST+=" head and the driver, failed or was stopped; cancelling job ${SLURM_JOB_ID:-?}; the"
+  LOST+=" finished runs are in the store: submit again"
+  LOST=$(printf '[ray-cluster %s] %s' "$(date +%H:%M:%S)" "$LOST")
+  printf '%s\n' "$LOST" >>"$LOG"
   [ -z "${SLURM_JOB_ID:-}" ] || scancel "$SLURM_JOB_ID"
-  printf '%s\n' "$message" >&2
 }
 
 RAY_PID=""
@@ -64,6 +66,8 @@ stopped() {
     code=1
   fi
   [ -z "$RAY_PID" ] || wait "$RAY_PID"
+  rm -rf -- "$TEMP_DIR"
+  [ -z "$LOST" ] || printf '%s\n' "$LOST" >&2
   exit "$code"
 }
 trap stopped TERM INT
@@ -121,4 +125,6 @@ if [ -n "$RAY_PID" ]; then
 fi
 trap '' TERM INT  # the job is being cancelled here: its TERM needs no second look
 head_lost "no answer from $(hostname) for about $((CHECK_S * MISSES)) s"
+rm -rf -- "$TEMP_DIR"
+printf '%s\n' "$LOST" >&2
 exit 1
