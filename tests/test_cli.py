@@ -331,3 +331,33 @@ def test_t_quantile_in_sql_for_an_interval_of_a_mean(tmp_path, capsys):
     assert json.loads(out) == [{"t": pytest.approx(2.131846786326649), "none": None, "n": None}]
     con = analysis_sql.connect()  # the analysis's connection: the SQL files may use it too
     assert con.execute("SELECT t_quantile(0.975, 1)").fetchone()[0] == pytest.approx(12.7062047)
+
+
+#: mm1.py's description, but every run fails.
+BROKEN = f"""\
+#!{sys.executable}
+import os, sys
+if "--describe" in sys.argv:
+    os.execv(sys.executable, [sys.executable, {str(MM1)!r}, *sys.argv[1:]])
+sys.exit("broken on purpose")
+"""
+
+
+@pytest.mark.slow
+def test_run_names_keep_going_for_the_runs_a_failure_left_and_runs_a_study_by_name(
+    tmp_path, capsys
+):
+    program = tmp_path / "broken.py"
+    program.write_text(BROKEN)
+    program.chmod(0o755)
+    toy = tmp_path / "toy.yaml"
+    toy.write_text(TOY.replace("[0.3, 0.6]", "[0.3, 0.6, 0.9]").format(program=program))
+    results = tmp_path / "results"
+    code, _, err = main(capsys, "run", toy, "--results", results, "--cores", "1")
+    assert code == 1
+    assert "toy: 0/3 runs done (0 now, 0 before), 1 failed, 2 not run" in err, err
+    assert "the first failure stopped the sweep: --keep-going runs the 2 others despite it" in err
+    code, _, err = main(capsys, "run", "toy", "--results", results, "--keep-going")  # by name
+    assert code == 1
+    assert "toy: 0/3 runs done (0 now, 0 before), 3 failed, 0 not run" in err, err
+    assert "--keep-going runs" not in err
