@@ -280,6 +280,8 @@ def test_sql_takes_the_study_before_the_query_or_as_study(tmp_path, capsys):
     for study in (["toy"], ["--study", "toy"], [toy]):
         code, out, _ = main(capsys, "sql", "--results", results, "--csv", *study, query)
         assert (code, out) == (0, "n\n1\n"), study
+    code, out, _ = main(capsys, "sql", "toy", "--csv", query, "--results", results)
+    assert (code, out) == (0, "n\n1\n")  # options between STUDY and the query
     code, out, _ = main(capsys, "sql", "--results", results, "--csv", query)  # every study
     assert (code, out) == (0, "n\n2\n")
     code, _, err = main(capsys, "sql", "--results", results, "--study", "toy", "toy", query)

@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if args.command == "simulate":
         args.flags = extra
+    elif args.command == "sql" and len(extra) == 1 and args.positional_study is None:
+        # argparse fills positionals up to the first option: `sql STUDY --csv QUERY` took
+        # STUDY as the query and left QUERY over
+        args.positional_study, args.query = args.query, extra[0]
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
