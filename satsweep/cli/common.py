@@ -115,6 +115,7 @@ def load_study(text: str, results: str | os.PathLike[str] | None, max_runs: int 
             f"study '{text}' has no recorded design ({store.design_file}); allowed: its "
             "design's YAML file"
         )
+    design._source = store.design_file  # what it was read from: errors name it
     return design
 
 
