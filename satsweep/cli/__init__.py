@@ -9,7 +9,6 @@ import sys
 from importlib.metadata import PackageNotFoundError, entry_points, version
 
 import satsweep
-
 from satsweep.cli import results, simulate, sql, studies, sweep
 from satsweep.cli.common import error
 

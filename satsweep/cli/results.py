@@ -13,11 +13,11 @@ from rich.console import Console
 
 from satsweep import analysis, report
 from satsweep.cli.common import (
+    DESIGN_SUFFIXES,
     Subparsers,
     add_results_option,
     add_study_argument,
     error,
-    DESIGN_SUFFIXES,
     study_name,
 )
 from satsweep.design import DesignError
@@ -88,7 +88,7 @@ def _is_table(source: str) -> bool:
     return Path(source).is_file() or "/" in source or source.lower().endswith(_TABLE_SUFFIXES)
 
 
-def incomplete(study: str, results: str | None) -> str | None:
+def _incomplete(study: str, results: str | None) -> str | None:
     """What a study's runs table lacks, in one line, when it holds fewer runs than its recorded
     design has (missing, failed or damaged runs, or runs not compacted yet): the analysis then
     sees fewer levels or cells than the design has, and says so in its own terms ("a single
@@ -114,8 +114,8 @@ def incomplete(study: str, results: str | None) -> str | None:
 
 
 def _warn_incomplete(command: str, study: str, results: str | None) -> None:
-    """Says, before the analysis, that the store lacks runs (:func:`incomplete`)."""
-    said = incomplete(study, results)
+    """Says, before the analysis, that the store lacks runs (:func:`_incomplete`)."""
+    said = _incomplete(study, results)
     if said is not None:
         print(f"satsweep {command}: warning: {said}", file=sys.stderr)
 
