@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from satsweep.cluster import submit
 from satsweep.analysis import sql as analysis_sql
 from satsweep.design import DesignError, load_design
 from satsweep.store import Store
@@ -165,7 +166,9 @@ def test_studies_lists_each_study_with_its_runs_size_and_last_change(tmp_path, c
 # -- a rebuilt program of the same version ------------------------------------------------------
 
 
-def test_a_rebuilt_program_of_the_same_version_is_warned_of_with_both_hashes(tmp_path):
+def test_a_rebuilt_program_of_the_same_version_is_warned_of_with_both_hashes(
+    tmp_path, capsys, monkeypatch
+):
     program = tmp_path / "mm1.py"
     program.write_text(MM1.read_text())
     program.chmod(0o755)
@@ -179,9 +182,18 @@ def test_a_rebuilt_program_of_the_same_version_is_warned_of_with_both_hashes(tmp
     new = design.executable.sha256
     assert store.other_builds(design) == [old]
     said: list[str] = []
-    sweep._warn_rebuilt(design, store, said.append)
+    sweep.warn_rebuilt(design, store, said.append)
     assert len(said) == 1 and f"has sha256 {new}" in said[0], said
     assert f"another build of the same version (sha256 {old})" in said[0]
+
+    # submit warns as run does (Slurm refused here: nothing is submitted)
+    def refused(*args, **kwargs):
+        raise submit.SubmitError("no Slurm in this test")
+
+    monkeypatch.setattr(submit, "submit", refused)
+    code, _, err = main(capsys, "submit", "toy", "--results", results)
+    assert code == 2 and "no Slurm in this test" in err
+    assert f"has sha256 {new}" in err and f"(sha256 {old})" in err, err
 
 
 # -- a program named without ./ -----------------------------------------------------------------

@@ -488,9 +488,20 @@ def _status(args: argparse.Namespace) -> int:
 
 def _submit(args: argparse.Namespace) -> int:
     """`satsweep submit`: the sweep as one Slurm batch job running a Ray cluster (Slurm+Ray)."""
+    design = _load("submit", args, file=True)
+    if design is None:
+        return 2
+    # as `run` warns: a rebuilt program of the same version would add runs to the store
+    sweep.warn_rebuilt(
+        design,
+        Store.of(design, args.results),
+        lambda text: Console(stderr=True).print(
+            f"warning: {text}", style="yellow", highlight=False, markup=False, soft_wrap=True
+        ),
+    )
     try:
         job = submit.submit(
-            study_file(args.sweep, args.results),
+            design.source,
             nodes=args.nodes,
             partition=args.partition,
             time_limit=args.time,

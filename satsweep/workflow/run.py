@@ -405,7 +405,7 @@ def run(
     design = store.bind(design)
     start = time.perf_counter()
     with lock_store(store.root) as lock:
-        _warn_rebuilt(design, store, warn)
+        warn_rebuilt(design, store, warn)
         if design.precision is None:
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
                              poll_seconds, execution, warn, start, lock)  # fmt: skip
@@ -424,7 +424,7 @@ def run(
         return report
 
 
-def _warn_rebuilt(design: Design, store: Store, warn: Callable[[str], None]) -> None:
+def warn_rebuilt(design: Design, store: Store, warn: Callable[[str], None]) -> None:
     """Warns when runs are to be added by a rebuilt program of the same version as the
     store's runs (:meth:`Store.other_builds`): the runs of one study would come from two
     binaries, which only the provenance would show."""
