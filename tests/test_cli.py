@@ -163,6 +163,18 @@ def test_studies_lists_each_study_with_its_runs_size_and_last_change(tmp_path, c
     assert toy["bytes"] > 0 and toy["changed"].endswith("+00:00")
 
 
+def test_plan_estimates_a_sweep_before_any_run_by_the_programs_cost_hint(tmp_path, capsys):
+    """mm1 declares 2e-6 core-seconds per customer: 2 runs of 10^6 customers, 2 s each."""
+    toy = tmp_path / "toy.yaml"
+    toy.write_text(TOY.format(program=MM1).replace("customers: 20", "customers: 1000000"))
+    code, out, _ = main(capsys, "plan", toy, "--results", tmp_path / "results", "--cores", "2")
+    assert code == 0
+    assert (
+        "estimated cost: 0:00:02 on 2 cores (the program's cost hint; no finished run to "
+        "measure yet)"
+    ) in " ".join(out.split()), out
+
+
 # -- a rebuilt program of the same version ------------------------------------------------------
 
 

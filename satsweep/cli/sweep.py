@@ -354,8 +354,17 @@ def _plan(args: argparse.Namespace) -> int:
         highlight=False,
     )
     estimate = sweep.estimate_seconds(state, args.cores)
-    if estimate is None:
-        console.print("estimated cost: unknown (no finished run to measure yet)")
+    hinted = sweep.hinted_seconds(state, args.cores) if estimate is None else None
+    if estimate is None and hinted is None:
+        console.print(
+            "estimated cost: unknown (no finished run to measure yet, and the program declares "
+            "no cost hint)"
+        )
+    elif estimate is None:
+        console.print(
+            f"estimated cost: {_duration(hinted)} on {args.cores} cores (the program's cost "
+            "hint; no finished run to measure yet)"
+        )
     else:
         seconds, basis = estimate
         console.print(

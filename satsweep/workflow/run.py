@@ -7,6 +7,7 @@ progress, and reports what was done, skipped and failed.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import fcntl
@@ -553,3 +554,18 @@ def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:
         return None
     todo = state.n_missing + len(state.failed) + len(state.damaged)
     return sum(seconds) / len(seconds) * todo / max(cores, 1), len(seconds)
+
+
+def hinted_seconds(state: State, cores: int) -> float | None:
+    """Estimated wall seconds of the missing runs on ``cores`` by the program's cost hint
+    (:meth:`Description.estimated_seconds`: core-seconds per run), for a plan before any run
+    has finished; None for a program without one."""
+    design = state.design
+    if design.describe.cost is None:
+        return None
+    done = collections.Counter(r.config_id for r in state.done)
+    seconds = 0.0
+    for config in state.incomplete_configurations():
+        todo = design.replications_for(config.config_id) - done[config.config_id]
+        seconds += design.describe.estimated_seconds(config.params) * todo
+    return seconds / max(cores, 1)
