@@ -146,7 +146,8 @@ def test_bad_options_and_sources(tmp_path: Path, capsys: pytest.CaptureFixture[s
         analysis.analyze(source, "efficiency", ["flavor"], model="second-order")  # type: ignore[arg-type]
     assert "no such file" in cli_error(capsys, tmp_path / "nothere.csv")
     message = cli_error(capsys, "nostudy")
-    assert "no file or study named 'nostudy'" in message
+    assert "no file and no study named 'nostudy'" in message
+    assert "allowed: a design's YAML file or a Parquet/CSV file of runs, or a study in" in message
     # argparse's own errors have the same shape and exit code
     with pytest.raises(SystemExit) as exit_info:
         main(

@@ -337,7 +337,7 @@ def test_errors_exit_2_and_write_nothing(
     capsys.readouterr()
     assert cli.main(["report", "nosuch", "--results", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("satsweep report: error: no study named 'nosuch'")
+    assert err.startswith("satsweep report: error: no file and no study named 'nosuch'")
     assert err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -345,7 +345,12 @@ def test_errors_exit_2_and_write_nothing(
     write_store(results, synthetic_runs().slice(1))  # a cell with one run, the others two
     assert cli.main(["report", "synth", "--results", str(results)]) == 2
     err = capsys.readouterr().err
-    assert re.fullmatch(r"satsweep report: error: link=wan: unbalanced design: cell .+\n", err)
+    assert re.fullmatch(
+        r"satsweep report: warning: 1 of 96 runs of study 'synth' are missing or failed "
+        r"\(0 failed\): see `satsweep status synth`.*\n"  # first, what the error comes from
+        r"satsweep report: error: link=wan: unbalanced design: cell .+\n",
+        err,
+    )
     assert sorted(p.name for p in (results / "synth").iterdir()) == ["design.json", "runs.parquet"]
 
     write_store(results, synthetic_runs().slice(0, 0))  # a store without runs

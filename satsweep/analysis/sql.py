@@ -16,6 +16,8 @@ from typing import Any
 
 import duckdb
 
+from satsweep.store import add_functions
+
 from satsweep import shipped
 
 __all__ = [
@@ -112,8 +114,10 @@ def rows(con: duckdb.DuckDBPyConnection, table: str) -> list[dict[str, Any]]:
 
 
 def connect() -> duckdb.DuckDBPyConnection:
-    """An in-memory database with the macros (``00-macros.sql``)."""
+    """An in-memory database with the macros (``00-macros.sql``) and satsweep's SQL functions
+    (:func:`satsweep.store.add_functions`: ``t_quantile(p, df)``)."""
     con = duckdb.connect()
+    add_functions(con)
     run(con, MACROS)
     return con
 

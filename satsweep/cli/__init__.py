@@ -4,10 +4,12 @@ group adds its commands in a module of its own (``add(subparsers)``), as plug-in
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 
-from satsweep.cli import results, simulate, sql, sweep
+import satsweep
+from satsweep.cli import results, simulate, sql, studies, sweep
 from satsweep.cli.common import error
 
 #: The entry-point group of plug-ins' commands: each entry point is a function that adds its
@@ -20,13 +22,47 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="satsweep", description="Reproducible parameter sweeps of network simulations."
     )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print satsweep's version and those of Python, DuckDB and Snakemake, then exit",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (simulate, results, sweep, sql):
+    for group in (simulate, results, sweep, sql, studies):
         group.add(commands)
     # commands of plug-ins (an adapter's own, such as omnetpp's import), through the same hook
     for point in entry_points(group=COMMANDS):
         point.load()(commands)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version: :func:`versions` as it is (argparse's own action rewraps it into one line)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(versions())
+        parser.exit()
+
+
+def versions() -> str:
+    """satsweep's version, then Python's, DuckDB's and Snakemake's, one a line (what a bug
+    report needs; the store records them per run)."""
+
+    def of(package: str) -> str:
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return "\n".join(
+        [
+            f"satsweep {satsweep.__version__}",
+            f"Python {platform.python_version()}",
+            f"DuckDB {of('duckdb')}",
+            f"Snakemake {of('snakemake')}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if args.command == "simulate":
         args.flags = extra
+    elif args.command == "sql" and len(extra) == 1 and args.positional_study is None:
+        # argparse fills positionals up to the first option: `sql STUDY --csv QUERY` took
+        # STUDY as the query and left QUERY over
+        args.positional_study, args.query = args.query, extra[0]
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:

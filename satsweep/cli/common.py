@@ -1,11 +1,21 @@
-"""What the command groups share: error lines, the --results option and argument types."""
+"""What the command groups share: error lines, the --results option, a study named by its
+design file or its name, and argument types."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
-from satsweep.store import memory_bytes
+import yaml
+
+from satsweep.design import Design, DesignError, load_design
+from satsweep.store import Store, StoreError, memory_bytes, results_dir
+from satsweep.workflow import usable_cores
+
+#: How a design file's name ends; any other argument without a "/" may be a study's name.
+DESIGN_SUFFIXES = (".yaml", ".yml")
 
 #: The subparsers that a command group (and a plug-in, entry-point group satsweep.commands)
 #: adds its commands to.
@@ -24,6 +34,133 @@ def add_results_option(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="results directory (default $SATSWEEP_RESULTS, else ./results)",
     )
+
+
+def add_study_argument(p: argparse.ArgumentParser, dest: str = "study") -> None:
+    """The STUDY argument of every command that takes a study: its design file or its name."""
+    p.add_argument(
+        dest,
+        metavar="STUDY",
+        help="the design's YAML file (e.g. sweeps/goyal98-quick.yaml) or the study's name "
+        "(e.g. goyal98-quick: its store in --results)",
+    )
+
+
+def is_design_file(text: str) -> bool:
+    """Whether a STUDY argument names a design file rather than a study: a file that exists,
+    a path with a folder, or a name ending in .yaml/.yml (missing files get load_design's
+    error, which names the file)."""
+    return Path(text).is_file() or "/" in text or text.lower().endswith(DESIGN_SUFFIXES)
+
+
+def study_names(results: str | os.PathLike[str] | None) -> list[str]:
+    """The studies under the results directory: its folders with a design.json or a
+    runs.parquet, sorted."""
+    base = results_dir(results)
+    try:
+        folders = sorted(p for p in base.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    return [
+        p.name for p in folders if (p / "design.json").is_file() or (p / "runs.parquet").is_file()
+    ]
+
+
+def no_such_study(
+    text: str, results: str | os.PathLike[str] | None, files: str = "a design's YAML file"
+) -> str:
+    """The error for a STUDY argument that is neither a file nor a study, listing the studies
+    there are; ``files``: the files the command takes instead."""
+    base = results_dir(results)
+    names = study_names(results)
+    there = ", ".join(names) if names else "(none yet: `satsweep run DESIGN.yaml` makes one)"
+    return (
+        f"no file and no study named '{text}' in {base}; allowed: {files}, or a study in "
+        f"{base} (--results DIR): {there}"
+    )
+
+
+def study_name(
+    text: str, results: str | os.PathLike[str] | None, files: str = "a design's YAML file"
+) -> str:
+    """The study's name of a STUDY argument: the ``study`` of a design file (read from its
+    YAML, without asking its program), else ``text`` when it names a study in the results
+    directory. StoreError otherwise, listing the studies there (:func:`no_such_study`)."""
+    if is_design_file(text):
+        try:
+            raw = yaml.safe_load(Path(text).read_text())
+        except (OSError, yaml.YAMLError) as e:
+            raise StoreError(f"{text}: cannot read the design file: {e}") from None
+        study = raw.get("study") if isinstance(raw, dict) else None
+        if not isinstance(study, str) or not study:
+            raise StoreError(f"{text}: study: missing; allowed: a design naming its study")
+        return study
+    if text in study_names(results):
+        return text
+    raise StoreError(no_such_study(text, results, files))
+
+
+def load_study(text: str, results: str | os.PathLike[str] | None, max_runs: int | None) -> Design:
+    """The design of a STUDY argument: a design file loaded (:func:`load_design`), or a study's
+    recorded design (its design.json: what its runs were made with; the program need not be
+    here). DesignError otherwise, listing the studies in the results directory."""
+    if is_design_file(text):
+        return load_design(text, max_runs=max_runs)
+    if text not in study_names(results):
+        raise DesignError(no_such_study(text, results))
+    store = Store(results_dir(results) / text)
+    design = store.design()
+    if design is None:
+        raise DesignError(
+            f"study '{text}' has no recorded design ({store.design_file}); allowed: its "
+            "design's YAML file"
+        )
+    design._source = store.design_file  # what it was read from: errors name it
+    return design
+
+
+def study_file(text: str, results: str | os.PathLike[str] | None) -> Path:
+    """The design file of a STUDY argument, for the commands that run it (the workflow reads
+    the file): the file itself, or the one its store recorded (design.json's ``source``) when
+    it still exists and still names that study. DesignError otherwise."""
+    if is_design_file(text):
+        return Path(text)
+    if text not in study_names(results):
+        raise DesignError(no_such_study(text, results))
+    store = Store(results_dir(results) / text)
+    source = (store.recorded() or {}).get("source")
+    if not source:
+        raise DesignError(
+            f"study '{text}': its store does not record its design file (it was made before "
+            "satsweep kept the path); allowed: the design's YAML file"
+        )
+    if not Path(source).is_file():
+        raise DesignError(
+            f"study '{text}': its design file {source} is gone; allowed: the design's YAML file"
+        )
+    try:
+        named = yaml.safe_load(Path(source).read_text()).get("study")
+    except (OSError, yaml.YAMLError, AttributeError):
+        named = None
+    if named != text:
+        raise DesignError(
+            f"study '{text}': its design file {source} now names the study '{named}'; "
+            "allowed: the design's YAML file"
+        )
+    return Path(source)
+
+
+def cores(text: str) -> int:
+    """A --cores argument: an integer >= 1, or ``all`` (Snakemake's spelling) for every core
+    this process may use (:func:`satsweep.workflow.usable_cores`)."""
+    if text.strip().lower() == "all":
+        return usable_cores()
+    try:
+        return positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed; allowed: an integer >= 1, or all"
+        ) from None
 
 
 def positive(text: str) -> int:

@@ -7,10 +7,20 @@ import argparse
 import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from rich.console import Console
 
 from satsweep import analysis, report
-from satsweep.cli.common import Subparsers, add_results_option, error
+from satsweep.cli.common import (
+    DESIGN_SUFFIXES,
+    Subparsers,
+    add_results_option,
+    add_study_argument,
+    error,
+    study_name,
+)
+from satsweep.design import DesignError
 from satsweep.store import Store, StoreError, results_dir
 
 
@@ -23,8 +33,13 @@ def add(commands: Subparsers) -> None:
 def _analyze(args: argparse.Namespace) -> int:
     """`satsweep analyze`: factorial-design analysis (Jain 1991) of a table of runs."""
     try:
+        if not _is_table(args.source):  # a design file or a study's name: its store
+            args.source = study_name(
+                args.source, args.results, "a design's YAML file or a Parquet/CSV file of runs"
+            )
+            _warn_incomplete("analyze", args.source, args.results)
         study = _study_of(args.source, args.results)
-        responses = _names(args.response) if args.response else study.responses
+        responses = _names(args.responses) if args.responses else study.responses
         factors = _names(args.factors) if args.factors else study.layout
         by = study.by if args.by is None else (None if args.by.lower() == "none" else args.by)
         if not responses or not factors:
@@ -62,6 +77,49 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+#: How a table file's name ends (those `analyze` reads; the rest of a missing one's error).
+_TABLE_SUFFIXES = (".parquet", ".pq", ".csv", ".tsv", ".txt", ".gz")
+
+
+def _is_table(source: str) -> bool:
+    """Whether an analyze SOURCE is a table file (Parquet or CSV), not a design or a study."""
+    if source.lower().endswith(DESIGN_SUFFIXES):
+        return False
+    return Path(source).is_file() or "/" in source or source.lower().endswith(_TABLE_SUFFIXES)
+
+
+def _incomplete(study: str, results: str | None) -> str | None:
+    """What a study's runs table lacks, in one line, when it holds fewer runs than its recorded
+    design has (missing, failed or damaged runs, or runs not compacted yet): the analysis then
+    sees fewer levels or cells than the design has, and says so in its own terms ("a single
+    level", "unbalanced"). None when it holds them all, or without a recorded design or a
+    runs table (the analysis says what is wrong)."""
+    store = Store(results_dir(results) / study)
+    try:
+        design = store.design()
+        if design is None:
+            return None
+        design = store.round(store.bind(design))
+        rows = pq.read_metadata(store.runs_table).num_rows
+        if rows >= design.n_runs:
+            return None
+        state = store.state(design)
+    except (DesignError, StoreError, OSError, pa.ArrowException):
+        return None
+    return (
+        f"{design.n_runs - rows} of {design.n_runs} runs of study '{study}' are missing or "
+        f"failed ({len(state.failed)} failed): see `satsweep status {study}`; `satsweep run "
+        f"{study}` runs them (--keep-going past failures)"
+    )
+
+
+def _warn_incomplete(command: str, study: str, results: str | None) -> None:
+    """Says, before the analysis, that the store lacks runs (:func:`_incomplete`)."""
+    said = _incomplete(study, results)
+    if said is not None:
+        print(f"satsweep {command}: warning: {said}", file=sys.stderr)
+
+
 def _study_of(source: str, results: str | None) -> analysis.StudyDesign:
     """The defaults and units of SOURCE when it names a study with a recorded design."""
     if Path(source).is_file() or "/" in source or not (results_dir(results) / source).is_dir():
@@ -92,12 +150,15 @@ def _add_analyze(subparsers: Subparsers) -> None:
         description=_analyze.__doc__,
     )
     p.add_argument(
-        "source", help="a study name (its results/<study>/runs.parquet) or a Parquet/CSV file"
+        "source",
+        metavar="STUDY",
+        help="the design's YAML file or the study's name (its store in --results), or a "
+        "Parquet/CSV file of runs",
     )
-    p.add_argument(
-        "--response",
-        help="the response column(s), comma-separated, e.g. efficiency (default for a study: "
-        "its design's analysis.responses, else every numeric summary field)",
+    _add_responses_option(
+        p,
+        "e.g. efficiency (default for a study: its design's "
+        "analysis.responses, else every numeric summary field)",
     )
     p.add_argument(
         "--factors",
@@ -118,6 +179,17 @@ def _add_analyze(subparsers: Subparsers) -> None:
     p.set_defaults(func=_analyze)
 
 
+def _add_responses_option(p: argparse.ArgumentParser, default: str) -> None:
+    """--responses, the one spelling of `analyze` and `report`; --response, `analyze`'s
+    spelling before, still works (hidden)."""
+    p.add_argument(
+        "--responses",
+        metavar="NAMES",
+        help=f"comma-separated response columns, {default}",
+    )
+    p.add_argument("--response", dest="responses", help=argparse.SUPPRESS)
+
+
 def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
@@ -125,6 +197,12 @@ def _names(text: str) -> list[str]:
 def _report(args: argparse.Namespace) -> int:
     """`satsweep report`: a study's results tables, analysis and figures as HTML and Markdown."""
     console = Console(stderr=True, highlight=False)
+    try:
+        args.study = study_name(args.study, args.results)
+    except StoreError as e:
+        error("report", e)
+        return 2
+    _warn_incomplete("report", args.study, args.results)
     by = report.AUTO if args.by is None else (None if args.by.lower() == "none" else args.by)
     try:
         index = report.write_report(
@@ -150,12 +228,12 @@ def _add_report(subparsers: Subparsers) -> None:
         help="write results/<study>/report/: tables, analysis and figures (HTML, Markdown)",
         description=_report.__doc__,
     )
-    p.add_argument("study", help="the study name (its results/<study>/runs.parquet)")
+    add_study_argument(p)
     add_results_option(p)
-    p.add_argument(
-        "--responses",
-        help="comma-separated response columns (default: the design's analysis.responses, "
-        "else every numeric summary field of its program)",
+    _add_responses_option(
+        p,
+        "e.g. efficiency,fairness (default: the design's "
+        "analysis.responses, else every numeric summary field of its program)",
     )
     p.add_argument(
         "--factors",

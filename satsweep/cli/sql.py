@@ -19,6 +19,7 @@ from satsweep.cli.common import (
     error,
     memory_size,
     nonnegative_seconds,
+    study_name,
 )
 from satsweep.store import SQL_MEMORY, SQL_TIMEOUT, StoreError, export_query, query
 
@@ -28,10 +29,22 @@ def add(commands: Subparsers) -> None:
     results = argparse.ArgumentParser(add_help=False)
     add_results_option(results)
     p = commands.add_parser(
-        "sql", parents=[results], help="query the store with DuckDB", description=_sql.__doc__
+        "sql",
+        parents=[results],
+        help="query the store with DuckDB",
+        description=_sql.__doc__,
+        epilog=EPILOG,
+    )
+    # STUDY before the query, optional: one word is the query as before, two are STUDY QUERY
+    p.add_argument(
+        "positional_study",
+        nargs="?",
+        metavar="STUDY",
+        help="one study's store: its design's YAML file or its name (as --study; default: "
+        "every study, unioned)",
     )
     p.add_argument("query", help='e.g. "SELECT link, avg(efficiency) FROM runs GROUP BY link"')
-    p.add_argument("--study", help="one study's store (default: every study, unioned)")
+    p.add_argument("--study", metavar="STUDY", help="the same as STUDY before the query")
     p.add_argument(
         "--table",
         action="append",
@@ -66,10 +79,25 @@ def add(commands: Subparsers) -> None:
     p.set_defaults(func=_sql)
 
 
+#: Where to start, after the options in `satsweep sql --help`.
+EPILOG = (
+    "Start with SHOW TABLES (the views: runs and one per table of the program, e.g. "
+    "connections) and DESCRIBE runs (its columns: key, parameters, summary fields, "
+    "provenance). t_quantile(p, df) is Student's t quantile, e.g. a 90% interval of a mean: "
+    "avg(x) +- t_quantile(0.95, count(x) - 1) * stddev_samp(x) / sqrt(count(x)). Examples: "
+    'satsweep sql goyal98-quick "SELECT link, avg(efficiency) FROM runs GROUP BY link"; '
+    'satsweep sql --csv "SELECT count(*) FROM runs".'
+)
+#: The narrowest a column of the printed table may get (its cells wrap) before the result is
+#: printed one record per block instead (as psql's \x): a wide result in a narrow terminal.
+MIN_COLUMN_WIDTH = 10
+
+
 def _sql(args: argparse.Namespace) -> int:
     """`satsweep sql`: a read-only DuckDB query over the store's views: `runs` and the program's
-    tables (analysis/README.md, "Querying a store safely"). The query may take --timeout
-    seconds and --memory at most."""
+    tables (analysis/README.md, "Querying a store safely"), of one study (STUDY before the
+    query, or --study) or of every study. The query may take --timeout seconds and --memory at
+    most. A result too wide for the terminal is printed one record per block."""
     try:
         return _query(args)
     except KeyboardInterrupt:  # DuckDB was stopped first (satsweep.store.export)
@@ -80,6 +108,15 @@ def _sql(args: argparse.Namespace) -> int:
 def _query(args: argparse.Namespace) -> int:
     """`satsweep sql` itself; :func:`_sql` turns Ctrl-C into exit code 130."""
     out = Path(args.out).absolute() if args.out else None
+    if args.positional_study is not None and args.study is not None:
+        error("sql", "the study is given twice; allowed: STUDY before the query, or --study")
+        return 2
+    study = args.study if args.study is not None else args.positional_study
+    try:
+        study = None if study is None else study_name(study, args.results)
+    except StoreError as e:
+        error("sql", e)
+        return 2
     options = {
         "tables": args.table,
         "memory": args.memory,
@@ -88,9 +125,9 @@ def _query(args: argparse.Namespace) -> int:
     }
     try:
         if out is not None:
-            n_rows = export_query(args.query, out, args.study, args.results, **options)
+            n_rows = export_query(args.query, out, study, args.results, **options)
         else:
-            columns, rows = query(args.query, args.study, args.results, **options)
+            columns, rows = query(args.query, study, args.results, **options)
     except StoreError as e:
         error("sql", e)
         return 2
@@ -114,16 +151,36 @@ def _query(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"{n_rows} rows -> {out}", file=sys.stderr)
     elif args.csv:
-        writer = csv.writer(sys.stdout)
+        writer = csv.writer(sys.stdout, lineterminator="\n")  # CRLF, csv's default, breaks shells
         writer.writerow(columns)
         writer.writerows(rows)
     elif args.json:
         print(json.dumps([dict(zip(columns, row)) for row in rows], indent=1, default=str))
     else:
+        print_result(columns, rows, Console())
+    return 0
+
+
+def _cell(value: object) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def print_result(columns: list[str], rows: list[tuple], console: Console) -> None:
+    """A query's result as a table, or, when its columns cannot get MIN_COLUMN_WIDTH each in
+    the console's width (a wide result in a narrow terminal, which a table would squeeze into
+    an empty grid), one record per block: ``column: value`` lines under ``-[ RECORD n ]-``."""
+    if len(columns) * (MIN_COLUMN_WIDTH + 3) + 1 <= console.width:  # 3: a cell's border, pads
         table = Table()
         for name in columns:
             table.add_column(name)
         for row in rows:
-            table.add_row(*(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
-        Console().print(table)
-    return 0
+            table.add_row(*(_cell(v) for v in row))
+        console.print(table)
+        return
+    width = max(len(name) for name in columns)
+    for n, row in enumerate(rows, 1):
+        console.print(f"-[ RECORD {n} ]-", highlight=False, markup=False)
+        for name, value in zip(columns, row, strict=True):
+            console.print(f"{name.ljust(width)} | {_cell(value)}", highlight=False, markup=False)
+    if not rows:
+        console.print(f"(no rows; columns: {', '.join(columns)})", highlight=False, markup=False)

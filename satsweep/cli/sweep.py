@@ -6,7 +6,6 @@ import argparse
 import collections
 import datetime as dt
 import itertools
-import os
 import signal
 
 from rich.console import Console
@@ -21,12 +20,23 @@ from rich.progress import (
 from rich.table import Table
 
 from satsweep.analysis import precision
-from satsweep.cli.common import Subparsers, add_results_option, error, nonnegative_seconds, positive
+from satsweep.cli.common import (
+    Subparsers,
+    add_results_option,
+    add_study_argument,
+    cores,
+    error,
+    load_study,
+    nonnegative_seconds,
+    positive,
+    study_file,
+)
 from satsweep.cluster import submit
 from satsweep.design import MAX_RUNS, Design, DesignError, Run, load_design
 from satsweep.engine import SimulationError, flags, value_text
 from satsweep.store import Store, StoreError
 from satsweep.workflow import run as sweep
+from satsweep.workflow import usable_cores
 
 #: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).
 INCOMPLETE = 3
@@ -48,15 +58,24 @@ def add(commands: Subparsers) -> None:
         help=f"take a design of up to N runs (default {MAX_RUNS}: larger ones are refused "
         "with their size, as their plan, status and run cost time and memory)",
     )
-    cores = os.cpu_count() or 1
+    usable = usable_cores()  # affinity, cgroup quota and Slurm allocation, not the host's
 
     p = commands.add_parser(
         "run", parents=[sized], help="run a sweep through Snakemake", description=_run.__doc__
     )
-    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
-    p.add_argument("--cores", type=positive, default=cores, help=f"cores to use (default {cores})")
+    add_study_argument(p, "sweep")
     p.add_argument(
-        "--keep-going", action="store_true", help="go on with the other runs when one fails"
+        "--cores",
+        type=cores,
+        default=usable,
+        metavar="N",
+        help=f"cores to use, or all (default and all: the {usable} this process may use)",
+    )
+    p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="go on with the other runs when one fails (without it, the first failure stops "
+        "the sweep and the runs not started yet stay not run)",
     )
     p.add_argument(
         "--executor",
@@ -90,9 +109,13 @@ def add(commands: Subparsers) -> None:
     p = commands.add_parser(
         "plan", parents=[sized], help="show a sweep's runs", description=_plan.__doc__
     )
-    p.add_argument("sweep")
+    add_study_argument(p, "sweep")
     p.add_argument(
-        "--cores", type=positive, default=cores, help=f"cores of the estimate (default {cores})"
+        "--cores",
+        type=cores,
+        default=usable,
+        metavar="N",
+        help=f"cores of the estimate, or all (default and all: the {usable} this process may use)",
     )
     p.add_argument(
         "--rows",
@@ -123,7 +146,7 @@ def add(commands: Subparsers) -> None:
         help="done/damaged/missing/failed runs",
         description=_status.__doc__,
     )
-    p.add_argument("sweep")
+    add_study_argument(p, "sweep")
     p.add_argument(
         "--verify",
         action="store_true",
@@ -137,7 +160,7 @@ def add(commands: Subparsers) -> None:
         help="run a sweep as a Slurm job (a Ray cluster in the allocation)",
         description=_submit.__doc__,
     )
-    p.add_argument("sweep", help="the sweep design, e.g. sweeps/goyal98-quick.yaml")
+    add_study_argument(p, "sweep")
     p.add_argument(
         "--nodes", type=int, default=1, help="Slurm nodes, one Ray node each (default 1)"
     )
@@ -160,12 +183,17 @@ def add(commands: Subparsers) -> None:
     p.set_defaults(func=_submit)
 
 
-def _load(command: str, args: argparse.Namespace) -> Design | None:
-    """The design of ``args.sweep`` bound to its store (:meth:`Store.bind`), refused (None,
-    the error said) when it is not valid, larger than ``--max-runs`` or cannot share its
-    study's store (another base_seed or program than the runs in it)."""
+def _load(command: str, args: argparse.Namespace, file: bool = False) -> Design | None:
+    """The design of ``args.sweep`` (a design file, or a study's name: its recorded design,
+    or with ``file`` its recorded design file, which the workflow reads) bound to its store
+    (:meth:`Store.bind`), refused (None, the error said) when it is not valid, larger than
+    ``--max-runs`` or cannot share its study's store (another base_seed or program than the
+    runs in it)."""
     try:
-        design = load_design(args.sweep, max_runs=args.max_runs)
+        if file:
+            design = load_design(study_file(args.sweep, args.results), max_runs=args.max_runs)
+        else:
+            design = load_study(args.sweep, args.results, args.max_runs)
         design = Store.of(design, args.results).bind(design)
     except (DesignError, StoreError) as e:
         error(command, e)
@@ -194,7 +222,7 @@ def _run(args: argparse.Namespace) -> int:
     """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
     # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    design = _load("run", args)
+    design = _load("run", args, file=True)
     if design is None:
         return 2
     console = Console(stderr=True)
@@ -252,6 +280,12 @@ def _run(args: argparse.Namespace) -> int:
         f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
         f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
     )
+    if state.n_missing and state.failed and not args.keep_going:
+        console.print(
+            f"the first failure stopped the sweep: --keep-going runs the {state.n_missing} "
+            "others despite it",
+            highlight=False,
+        )
     for step in report.rounds:
         console.print(
             f"round r = {step.design.replications_text()}: "
@@ -320,8 +354,17 @@ def _plan(args: argparse.Namespace) -> int:
         highlight=False,
     )
     estimate = sweep.estimate_seconds(state, args.cores)
-    if estimate is None:
-        console.print("estimated cost: unknown (no finished run to measure yet)")
+    hinted = sweep.hinted_seconds(state, args.cores) if estimate is None else None
+    if estimate is None and hinted is None:
+        console.print(
+            "estimated cost: unknown (no finished run to measure yet, and the program declares "
+            "no cost hint)"
+        )
+    elif estimate is None:
+        console.print(
+            f"estimated cost: {_duration(hinted)} on {args.cores} cores (the program's cost "
+            "hint; no finished run to measure yet)"
+        )
     else:
         seconds, basis = estimate
         console.print(
@@ -454,9 +497,20 @@ def _status(args: argparse.Namespace) -> int:
 
 def _submit(args: argparse.Namespace) -> int:
     """`satsweep submit`: the sweep as one Slurm batch job running a Ray cluster (Slurm+Ray)."""
+    design = _load("submit", args, file=True)
+    if design is None:
+        return 2
+    # as `run` warns: a rebuilt program of the same version would add runs to the store
+    sweep.warn_rebuilt(
+        design,
+        Store.of(design, args.results),
+        lambda text: Console(stderr=True).print(
+            f"warning: {text}", style="yellow", highlight=False, markup=False, soft_wrap=True
+        ),
+    )
     try:
         job = submit.submit(
-            args.sweep,
+            design.source,
             nodes=args.nodes,
             partition=args.partition,
             time_limit=args.time,
@@ -477,7 +531,7 @@ def _submit(args: argparse.Namespace) -> int:
     )
     if args.wait:
         state = submit.wait(job.job_id)
-        design = load_design(args.sweep, max_runs=None)
+        design = load_design(study_file(args.sweep, args.results), max_runs=None)
         store = Store.of(design, args.results)
         final = store.state(store.bind(design))
         Console(stderr=True, highlight=False).print(

@@ -234,6 +234,12 @@ class Program:
             }
         )
         where = ", ".join(str(d) for d in program_dirs())
+        if (base / spec).is_file():  # a file beside the design, named without its ./
+            raise ProgramError(
+                f"'{spec}' is not a program built by this project (none in {where}), but "
+                f"{base / spec} is a file beside the design: did you mean ./{spec}? allowed: a "
+                "path (with a /, relative to the sweep file) or the name of a built program"
+            )
         raise ProgramError(
             f"'{spec}' is not a program built by this project (none in {where}); allowed: "
             + (", ".join(built) + ", or " if built else "")

@@ -7,7 +7,7 @@ from satsweep.store.files import write_atomically, write_csv, write_json, write_
 from satsweep.store.layout import StoreError, results_dir
 from satsweep.store.rows import KEY_COLUMNS, PROVENANCE_COLUMNS
 from satsweep.store.runs import State
-from satsweep.store.sql import check_read_only, connect
+from satsweep.store.sql import add_functions, check_read_only, connect
 from satsweep.store.store import Store, studies
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "State",
     "Store",
     "StoreError",
+    "add_functions",
     "check_read_only",
     "connect",
     "export_query",

@@ -10,6 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Design, DesignError, rng_run
 from satsweep.engine import Description, Program, value_text
@@ -231,6 +234,26 @@ class RecordedDesign(Layout):
             if p.name not in set_by_design and (p.name not in before or before[p.name] != p.default)
         }
 
+    def other_builds(self, design: Design) -> list[str]:
+        """The sha256 of the program builds the runs in this store were made with (design.json
+        and runs.parquet's program_sha256) that are not ``design``'s program, when its name and
+        version are the recorded ones: a rebuilt program whose version did not change (with
+        the same description, else :meth:`check` refuses it). Its new runs would come from
+        another binary than the stored ones; the caller warns, naming both hashes."""
+        recorded = self.recorded() or {}
+        described = recorded.get("describe", {})
+        now = design.describe
+        if described.get("name") != now.name or described.get("version") != now.version:
+            return []
+        made = {recorded.get("program", {}).get("sha256")}
+        try:  # the compacted runs: every build that made one
+            column = pq.read_table(self.runs_table, columns=["program_sha256"]).column(0)
+            made |= set(column.unique().to_pylist())
+        except (OSError, KeyError, pa.ArrowException):
+            pass  # no table yet, or one without the column (the record's hash still counts)
+        ours = design.executable.sha256
+        return sorted(h for h in made if isinstance(h, str) and h and h != ours)
+
     def record(self, design: Design) -> None:
         """Checks ``design`` (:meth:`check`) and writes it into design.json."""
         self.check(design)
@@ -241,6 +264,8 @@ class RecordedDesign(Layout):
                 "study": design.study,
                 "design": design.resolved(),
                 "sha256": design.sha256(),
+                # where the design file is: `satsweep run STUDY` runs it again by the name
+                **({"source": str(design.source)} if design._source is not None else {}),
                 "program": {"path": str(program.path), "sha256": program.sha256},
                 # a theory given as a file: where the report finds it
                 **({"theory": {"path": str(f)}} if (f := design.theory_file) else {}),

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import duckdb
+from duckdb import sqltypes
 
 from satsweep.store.layout import Layout, StoreError, readable
 
@@ -14,6 +15,32 @@ from satsweep.store.layout import Layout, StoreError, readable
 #: ..., PRAGMA functions), or it explains a statement that reads (EXPLAIN ANALYZE runs what it
 #: explains); anything else could change a store or the files around it.
 READ_ONLY = (duckdb.StatementType.SELECT,)
+
+
+def t_quantile(p: float | None, df: float | None) -> float | None:
+    """Student's t quantile: the x with P(T <= x) = p for T with ``df`` degrees of freedom,
+    e.g. ``t_quantile(0.95, 4)`` = 2.1318 for a 90% interval (:func:`add_functions`); None
+    (NULL) for a NULL, outside 0 < p < 1 or for df <= 0 (one run: no interval)."""
+    from scipy.stats import t  # imported at the first call: scipy is slow to import
+
+    if p is None or df is None or not (0 < p < 1 and df > 0):
+        return None
+    return float(t.ppf(p, df))
+
+
+def add_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """The SQL functions satsweep adds to DuckDB's, on every connection it queries through
+    (`satsweep sql`, the analysis): ``t_quantile(p, df)``, Student's t quantile, which DuckDB
+    lacks, so a confidence interval of a mean needs no printed table. Before a connection's
+    configuration is locked."""
+    con.create_function(
+        "t_quantile",
+        t_quantile,
+        [sqltypes.DOUBLE, sqltypes.DOUBLE],
+        sqltypes.DOUBLE,
+        null_handling="special",  # NULL, not an error, for an interval that has none
+        side_effects=False,
+    )
 
 
 class Views(Layout):
@@ -124,6 +151,7 @@ def connect(
             )
     config = {"autoinstall_known_extensions": False, "temp_directory": ""}
     con = duckdb.connect(config={**config, **({"memory_limit": memory} if memory else {})})
+    add_functions(con)
     names = dict.fromkeys(name for store in stores for name in store.tables())
     for name, path in (references or {}).items():
         if name in names:

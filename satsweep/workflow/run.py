@@ -7,6 +7,7 @@ progress, and reports what was done, skipped and failed.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import fcntl
@@ -405,6 +406,7 @@ def run(
     design = store.bind(design)
     start = time.perf_counter()
     with lock_store(store.root) as lock:
+        warn_rebuilt(design, store, warn)
         if design.precision is None:
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
                              poll_seconds, execution, warn, start, lock)  # fmt: skip
@@ -421,6 +423,26 @@ def run(
             report.rounds = rounds
             this_round = precision.next_round(this_round, str(store.runs_table), now)
         return report
+
+
+def warn_rebuilt(design: Design, store: Store, warn: Callable[[str], None]) -> None:
+    """Warns when runs are to be added by a rebuilt program of the same version as the
+    store's runs (:meth:`Store.other_builds`): the runs of one study would come from two
+    binaries, which only the provenance would show."""
+    others = store.other_builds(design)
+    if not others:
+        return
+    state = store.state(store.round(design))
+    if not (state.n_missing or state.failed or state.damaged):
+        return  # nothing to run: no run of the new build joins them
+    program = design.executable
+    warn(
+        f"program: {design.describe.name} {design.describe.version} at {program.path} has "
+        f"sha256 {program.sha256}, but runs in {store.root} were made by another build of the "
+        f"same version (sha256 {', '.join(others)}); the new runs will come from a different "
+        "binary. A program whose results may change should get a new version (and the study "
+        "another name)"
+    )
 
 
 def _run_once(
@@ -532,3 +554,18 @@ def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:
         return None
     todo = state.n_missing + len(state.failed) + len(state.damaged)
     return sum(seconds) / len(seconds) * todo / max(cores, 1), len(seconds)
+
+
+def hinted_seconds(state: State, cores: int) -> float | None:
+    """Estimated wall seconds of the missing runs on ``cores`` by the program's cost hint
+    (:meth:`Description.estimated_seconds`: core-seconds per run), for a plan before any run
+    has finished; None for a program without one."""
+    design = state.design
+    if design.describe.cost is None:
+        return None
+    done = collections.Counter(r.config_id for r in state.done)
+    seconds = 0.0
+    for config in state.incomplete_configurations():
+        todo = design.replications_for(config.config_id) - done[config.config_id]
+        seconds += design.describe.estimated_seconds(config.params) * todo
+    return seconds / max(cores, 1)
