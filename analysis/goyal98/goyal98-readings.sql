@@ -46,5 +46,5 @@ SELECT link, pagePacing, timerClock, sum(runs) AS runs,
        round(max(abs(gap)), 3) AS wan_gap_max,
        count(*) FILTER (WHERE abs(gap) <= 0.10) AS wan_cells_within_010
 FROM gaps
-GROUP BY ALL
+GROUP BY link, pagePacing, timerClock
 ORDER BY CASE link WHEN 'wan' THEN 1 WHEN 'meo' THEN 2 ELSE 3 END, pagePacing DESC, timerClock
