@@ -30,6 +30,7 @@ from tests.support.processes import mentioning
 from tests.support.sweeps import sweep_file
 
 SBATCH = REPO / "ray_jobs" / "slurm" / "ray-cluster.sbatch"
+LEFTOVERS = REPO / "ray_jobs" / "slurm" / "ray-leftovers.sh"
 JOB_TIMEOUT = 150
 TOKEN_AT = re.compile(r"Ray token at (/proc/\d+/fd/\d+)")
 
@@ -51,14 +52,11 @@ def named(argv0: str) -> subprocess.Popen:
     return proc
 
 
-def leftovers(ray_tmp: str) -> set[int]:
-    """The PIDs the batch script's own ``ray_leftovers`` function names for ``ray_tmp``."""
-    text = SBATCH.read_text()
-    function = re.search(r"^ray_leftovers\(\) \{\n.*?^\}\n", text, re.M | re.S)
-    assert function, "ray_leftovers() not found in the batch script"
+def leftovers(ray_tmp: str, *how: str) -> set[int]:
+    """The PIDs ``ray_leftovers RAY_TMP [any-node]`` (ray-leftovers.sh, which the batch script
+    and the workers source) names."""
     proc = subprocess.run(
-        ["bash", "-c", function[0] + "ray_leftovers"],
-        env=dict(os.environ, RAY_TMP=ray_tmp),
+        ["bash", "-c", 'source "$0" && ray_leftovers "$@"', str(LEFTOVERS), ray_tmp, *how],
         capture_output=True,
         text=True,
         timeout=30,
@@ -69,15 +67,17 @@ def leftovers(ray_tmp: str) -> set[int]:
 
 def test_teardown_names_only_its_own_jobs_processes():
     """Job N's teardown matches its temp dir (and its worker nodes' N-<node>) as whole paths:
-    job N4's processes, whose paths have job N's as a prefix, are not its."""
+    job N4's processes, whose paths have job N's as a prefix, are not its. A worker node's
+    matches only its own N-<node>."""
     job = random.randrange(10**8, 10**9)  # no real job's id
     own = f"/tmp/satsweep-ray-{job}"
-    mine = [
+    head = [
         f"raylet --temp_dir={own} --x",
         f"gcs_server --log_dir={own}/session_1/logs",
-        f"ray start --temp-dir {own}-node2",
         f"default_worker.py --session-dir={own}/session_1",
     ]
+    node2 = [f"ray start --temp-dir {own}-node2", f"raylet --temp_dir={own}-node2/session_1"]
+    node22 = [f"ray start --temp-dir {own}-node22"]
     others = [
         f"raylet --temp_dir={own}4 --x",
         f"gcs_server --log_dir={own}4/session_1/logs",
@@ -85,16 +85,29 @@ def test_teardown_names_only_its_own_jobs_processes():
         f"tail -f {own}.log",
         f"tool --path=/data{own}",
     ]
-    procs = {argv0: named(argv0) for argv0 in mine + others}
+    procs = {argv0: named(argv0) for argv0 in head + node2 + node22 + others}
+    # Ray's agents rename themselves: known by a file they hold in the temp dir
+    logs = Path(f"{own}-node2/session_1/logs")
+    logs.mkdir(parents=True)
+    agent = "ray::DashboardAgent"
+    procs[agent] = subprocess.Popen(
+        ["bash", "-c", 'exec -a "$0" sleep 600 3>>"$1"', agent, str(logs / "agent.log")]
+    )
+    until(lambda: (logs / "agent.log").exists(), 10, "the agent's log")
+    node2.append(agent)
     try:
-        found = leftovers(own)
-        assert found == {procs[a].pid for a in mine}, {
-            a: procs[a].pid in found for a in mine + others
-        }
+        for found, expected in [
+            (leftovers(own, "any-node"), head + node2 + node22),  # the batch script's teardown
+            (leftovers(f"{own}-node2"), node2),  # node2's worker (ray-worker.sh)
+        ]:
+            assert found == {procs[a].pid for a in expected}, {
+                a: procs[a].pid in found for a in procs
+            }
     finally:
         for proc in procs.values():
             proc.kill()
             proc.wait()
+        shutil.rmtree(f"{own}-node2")
 
 
 # -- on the local Slurm -------------------------------------------------------------------------

@@ -12,8 +12,7 @@
 # in the job's log LOG and cancels the job; the runs finished stay in the store and a new
 # submission completes the sweep.
 #
-# This node's Ray temp dir TEMP_DIR goes with this script, whichever way it ends: the batch
-# script's teardown can clear only its own node's /tmp, and does not run when that node is lost.
+# Whichever way it ends, this script leaves nothing of this node's Ray behind (clear_node).
 #
 # The job's Ray token comes on stdin (the batch script's srun forwards it) and is kept as the
 # batch script keeps it: in a file unlinked while still empty, held open here and read by Ray as
@@ -23,6 +22,18 @@ set -uo pipefail
 [ $# -ge 4 ] || { echo "usage: ray-worker.sh RAY ADDRESS TEMP_DIR LOG [options]" >&2; exit 2; }
 RAY=$1 ADDRESS=$2 TEMP_DIR=$3 LOG=$4
 shift 4
+
+# shellcheck source=ray-leftovers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ray-leftovers.sh" || exit 2
+
+# Stops this node's Ray for good: what outlived its `ray start` killed by PID, its temp dir
+# removed (the batch script's teardown can clear only its own node, and does not run when that
+# node is lost).
+clear_node() {
+  local pid
+  for pid in $(ray_leftovers "$TEMP_DIR"); do kill -KILL "$pid" 2>/dev/null; done
+  rm -rf -- "$TEMP_DIR"
+}
 
 umask 077
 TOKEN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/satsweep-token.XXXXXX") || exit 1
@@ -66,7 +77,7 @@ stopped() {
     code=1
   fi
   [ -z "$RAY_PID" ] || wait "$RAY_PID"
-  rm -rf -- "$TEMP_DIR"
+  clear_node
   [ -z "$LOST" ] || printf '%s\n' "$LOST" >&2
   exit "$code"
 }
@@ -125,6 +136,6 @@ if [ -n "$RAY_PID" ]; then
 fi
 trap '' TERM INT  # the job is being cancelled here: its TERM needs no second look
 head_lost "no answer from $(hostname) for about $((CHECK_S * MISSES)) s"
-rm -rf -- "$TEMP_DIR"
+clear_node
 printf '%s\n' "$LOST" >&2
 exit 1
