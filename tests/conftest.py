@@ -35,6 +35,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip(said)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """How tests share pytest-xdist's workers under ``--dist loadgroup`` (.ci/run): the tests
     that start Slurm or Ray (markers ``cluster`` and ``ray``) all share one worker, since there
