@@ -240,27 +240,28 @@ def test_scancel_mid_sweep_then_resubmit(tmp_path):
 
 def test_the_time_limit_then_resubmit(tmp_path):
     """A job whose --time ends mid-sweep: the batch script gets SIGTERM a quarter of the limit
-    before it (--signal=B:TERM@15 for 1 minute) and tears Ray down as for scancel; a new
-    submission completes the sweep."""
-    sweep = sweep_file(tmp_path, "limit", replications=20, delay=2.0)  # ~80 s on 3 nodes
+    before it (--signal=B:TERM@30 for 2 minutes) and tears Ray down as for scancel; a new
+    submission completes the sweep. Two minutes, not one: on a loaded CI machine Ray's start on
+    three nodes took the whole 45 s that a 1-minute limit leaves before the signal."""
+    sweep = sweep_file(tmp_path, "limit", replications=30, delay=2.0)  # ~120 s on 3 nodes
     results = tmp_path / "results"
     store_dir = results / "limit"
-    job = submit_job(sweep, results, "--time", "1")
-    state = wait_state(job, {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}, timeout=150)
+    job = submit_job(sweep, results, "--time", "2")
+    state = wait_state(job, {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}, timeout=240)
     output = (store_dir / "slurm" / f"{job}.out").read_text()
     assert "SIGTERM (scancel or time limit)" in output and "Ray stopped" in output, output
     assert state in {"FAILED", "TIMEOUT"}, state
     _wait_until(nothing_of_the_job_left, 30, "no process of the job in the nodes")
     survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.record.json")}
     before = len(survivors)
-    assert before < 120, "the sweep finished inside the limit: make it longer"
+    assert before < 180, "the sweep finished inside the limit: make it longer"
     # none done would leave nothing to keep: the test would pass without testing that
     assert before > 0, "no run finished inside the limit (a machine too loaded for this test?)"
     again = submit_job(sweep, results)
     assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
-    checked_rows(store_dir, 120)
+    checked_rows(store_dir, 180)
     assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # kept, not redone
-    print(f"time limit ({state}): {before} of 120 runs before, 120 after, duplicates 0")
+    print(f"time limit ({state}): {before} of 180 runs before, 180 after, duplicates 0")
 
 
 def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
