@@ -50,8 +50,9 @@ MakeParameters()
         .SetMinimum(kMinRate)
         .SetMaximum(kMaxRate)
         .SetUnit("bit/s")
-        .SetHelp("Bottleneck rate mu (spec section 4: s1 1.5e6, s2 7.5e6, so that muT is about "
-                 "70 and 350 packets as the paper's text implies).");
+        .SetHelp("Bottleneck rate mu (docs/studies/barakat.md, scenarios S1 and S2: s1 1.5e6, "
+                 "s2 7.5e6, so that muT is about 70 and 350 packets as the paper's text "
+                 "implies).");
     table.Add("rtt", &Config::rtt)
         .SetDefault(0.206)
         .SetExclusiveMinimum(0)
