@@ -130,7 +130,8 @@ MakeParameters()
         .SetMinimum(kMinRate)
         .SetMaximum(kMaxRate)
         .SetUnit("bit/s")
-        .SetHelp("e2: the slow path's rate (100 Mbit/s Ethernet; docs/studies/sabt.md, the implementation experiments).");
+        .SetHelp("e2: the slow path's rate (100 Mbit/s Ethernet; docs/studies/sabt.md, the "
+                 "implementation experiments).");
     table.Add("slowConnections", &Config::slowConnections)
         .SetDefault(4)
         .SetMinimum(1)
