@@ -184,6 +184,12 @@ Ns2TcpSocket::GetLastRttTicks() const
     return m_lastRttTicks;
 }
 
+Time
+Ns2TcpSocket::GetMinRtt() const
+{
+    return m_tick * m_minRttTicks;
+}
+
 uint64_t
 Ns2TcpSocket::GetIdleRestarts() const
 {
@@ -347,6 +353,7 @@ Ns2TcpSocket::RttUpdate()
     const int64_t nowTick = (Simulator::Now() + m_bootTime).GetTimeStep() / tick;
     const int64_t ticks = std::max<int64_t>(1, nowTick - sentTick);
     m_lastRttTicks = ticks;
+    m_minRttTicks = m_rttSamples == 0 ? ticks : std::min(m_minRttTicks, ticks);
     ++m_rttSamples;
     if (m_srtt8 != 0)
     {

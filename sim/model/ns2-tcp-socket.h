@@ -89,6 +89,8 @@ class Ns2TcpSocket : public TcpFlavorSocket
     uint64_t GetRttSamples() const override;
     /// @return the last RTT sample, ticks (ns-2's t_rtt_); 0 before the first
     int64_t GetLastRttTicks() const;
+    /// @return the smallest RTT sample so far, whole ticks x the tick; zero before the first
+    Time GetMinRtt() const;
     uint64_t GetIdleRestarts() const override;
     /// @return the period of the shared timer clock: the Tick (ns-2's tcp_tick_)
     Time TimerTick() const override;
@@ -225,6 +227,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     int64_t m_srtt8{0};        ///< t_srtt_, 1/8 tick
     int64_t m_rttvar4{0};      ///< t_rttvar_, 1/4 tick
     int64_t m_lastRttTicks{0}; ///< t_rtt_
+    int64_t m_minRttTicks{0};  ///< the smallest t_rtt_ so far, 0 before the first sample
     Time m_rtxcur;             ///< t_rtxcur_
     TracedValue<uint32_t> m_backoff{1}; ///< t_backoff_
     uint64_t m_rttSamples{0};  ///< samples taken

@@ -61,6 +61,25 @@ SendBufferManager::GetTypeId()
                           UintegerValue(8192),
                           MakeUintegerAccessor(&SendBufferManager::m_smallFileLimit),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("SabtRtt",
+                          "sabt: the RTT in rho x RTT and in the throughput estimate: smoothed "
+                          "(srtt), minimum (the smallest sample) or base (the path's, given to "
+                          "Add()).",
+                          EnumValue(SabtRtt::SMOOTHED),
+                          MakeEnumAccessor<SabtRtt>(&SendBufferManager::m_sabtRtt),
+                          MakeEnumChecker(SabtRtt::SMOOTHED,
+                                          "smoothed",
+                                          SabtRtt::MINIMUM,
+                                          "minimum",
+                                          SabtRtt::BASE,
+                                          "base"))
+            .AddAttribute("LossWindow",
+                          "sabt: the loss rate p counts the loss indications and segments of "
+                          "this last span (measured at the reassignments); 0: since the "
+                          "connection started.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&SendBufferManager::m_lossWindow),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("Reassigned",
                             "The periodic reassignment has set every buffer.",
                             MakeTraceSourceAccessor(&SendBufferManager::m_reassigned),
@@ -82,12 +101,15 @@ SendBufferManager::DoDispose()
 }
 
 uint32_t
-SendBufferManager::Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes)
+SendBufferManager::Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes, Time baseRtt)
 {
     NS_ABORT_MSG_UNLESS(socket, "SendBufferManager: no socket");
+    NS_ABORT_MSG_IF(m_sabtRtt == SabtRtt::BASE && !baseRtt.IsStrictlyPositive(),
+                    "SendBufferManager: SabtRtt base needs each connection's base RTT");
     Connection& c = m_connections.emplace_back();
     c.socket = socket;
     c.fileBytes = fileBytes;
+    c.baseRtt = baseRtt;
     c.start = Simulator::Now();
     c.smallFile = fileBytes > 0 && fileBytes < m_smallFileLimit;
     if (c.smallFile)
@@ -163,7 +185,7 @@ SendBufferManager::Demand(const Connection& c, double equalShare) const
     case BufferAlgorithm::ABT:
         return m_abtFactor * s->GetCwndPackets() * s->GetSegmentSize();
     case BufferAlgorithm::SABT: {
-        const double rtt = s->GetSmoothedRtt().GetSeconds();
+        const double rtt = EstimateRtt(c).GetSeconds();
         if (s->GetRttSamples() == 0 || rtt <= 0)
         {
             return equalShare; // no estimate yet
@@ -183,6 +205,55 @@ SendBufferManager::Demand(const Connection& c, double equalShare) const
     return equalShare;
 }
 
+Time
+SendBufferManager::EstimateRtt(const Connection& c) const
+{
+    switch (m_sabtRtt)
+    {
+    case SabtRtt::MINIMUM:
+        return c.socket->GetMinRtt();
+    case SabtRtt::BASE:
+        return c.baseRtt;
+    case SabtRtt::SMOOTHED:
+        break;
+    }
+    return c.socket->GetSmoothedRtt();
+}
+
+void
+SendBufferManager::UpdateLossRate(Connection& c) const
+{
+    // Loss indications, as Padhye et al.'s p: a go-back-N after a timeout resends packets
+    // that had arrived, so retransmissions would overstate the losses.
+    const Time now = Simulator::Now();
+    const uint64_t sent = c.socket->GetDataSegmentsSent();
+    const uint64_t losses = c.socket->GetFastRetransmits() + c.socket->GetTimeouts();
+    uint64_t sentBefore = 0;
+    uint64_t lossesBefore = 0;
+    if (m_lossWindow.IsStrictlyPositive())
+    {
+        // The oldest counters inside the window are its start (the connection's own start,
+        // with zero counters, while it is younger than the window).
+        while (!c.history.empty() && c.history.front().at < now - m_lossWindow)
+        {
+            c.history.pop_front();
+        }
+        if (!c.history.empty() && c.start < now - m_lossWindow)
+        {
+            sentBefore = c.history.front().sent;
+            lossesBefore = c.history.front().losses;
+        }
+        c.history.push_back({now, sent, losses});
+        if (sent == sentBefore)
+        {
+            return; // nothing sent in the window (a timeout's wait): p as it was
+        }
+    }
+    c.lossRate = sent > sentBefore ? static_cast<double>(losses - lossesBefore) /
+                                         static_cast<double>(sent - sentBefore)
+                                   : 0;
+}
+
 void
 SendBufferManager::Reassign()
 {
@@ -199,11 +270,7 @@ SendBufferManager::Reassign()
             pool -= c.assigned;
             continue;
         }
-        // Loss indications, as Padhye et al.'s p: a go-back-N after a timeout resends packets
-        // that had arrived, so retransmissions would overstate the losses.
-        const uint64_t sent = c.socket->GetDataSegmentsSent();
-        const uint64_t losses = c.socket->GetFastRetransmits() + c.socket->GetTimeouts();
-        c.lossRate = sent ? static_cast<double>(losses) / sent : 0;
+        UpdateLossRate(c);
         large.push_back(&c);
     }
     if (large.empty())

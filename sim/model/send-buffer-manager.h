@@ -13,11 +13,21 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
 namespace ns3
 {
+
+/// The round-trip time in SABT's estimate rho x RTT (docs/studies/sabt.md, "Where the paper is
+/// silent"): the paper says RTT, not which.
+enum class SabtRtt
+{
+    SMOOTHED, ///< the connection's smoothed RTT (ns-2's t_srtt_ x tick): what TCP keeps
+    MINIMUM,  ///< the smallest sample it has taken (whole ticks): the RTT without queueing seen
+    BASE,     ///< its path's propagation and transmission time, known to the host
+};
 
 /**
  * @brief The send-buffer tuner of Matsuo, Hasegawa and Murata's SABT study
@@ -27,11 +37,11 @@ namespace ns3
  * - eq: Pool / n each.
  * - abt (Semke, Mahdavi and Mathis 1998): demand AbtWindowFactor x cwnd; max-min shares when
  *   the demands exceed the pool (MaxMinShares).
- * - sabt: demand rho x srtt, rho the expected throughput of PadhyeThroughput() from the
+ * - sabt: demand rho x RTT, rho the expected throughput of PadhyeThroughput() from the
  *   connection's loss rate p (loss indications, i.e. fast retransmits and timeouts, / data
- *   segments sent, since its start), smoothed
- *   RTT and RTO without backoff; Pool while it has lost nothing yet; proportional
- *   reassignment when the demands exceed the pool (ProportionalShares).
+ *   segments sent, since its start or over the last LossWindow), the RTT chosen by SabtRtt
+ *   (smoothed by default) and RTO without backoff; Pool while it has lost nothing (in the
+ *   window); proportional reassignment when the demands exceed the pool (ProportionalShares).
  * - fixed: FixedBuffer each, in start order, while the pool lasts; the others get 0.
  *
  * A connection without an RTT sample (a new one) asks for the equal share (its first estimate
@@ -57,6 +67,17 @@ class SendBufferManager : public Object
         double assigned = 0;      //!< its buffer now, bytes
         std::optional<double> demand; //!< its demand at the last reassignment, bytes
         double lossRate = 0;      //!< p at the last reassignment
+        Time baseRtt;             //!< its path's round trip without queueing (SabtRtt BASE)
+
+        /// Its counters at one reassignment, for a loss rate over a window.
+        struct Counters
+        {
+            Time at;         //!< when
+            uint64_t sent;   //!< data segments sent by then
+            uint64_t losses; //!< loss indications by then
+        };
+
+        std::deque<Counters> history; //!< at the reassignments of the last LossWindow
     };
 
     /// @return the object TypeId
@@ -69,9 +90,10 @@ class SendBufferManager : public Object
      * can only be set then).
      * @param socket its sender
      * @param fileBytes its file's size, 0 for a bulk transfer
+     * @param baseRtt its path's round trip without queueing (needed by SabtRtt BASE only)
      * @return its index, from 0 in the order added
      */
-    uint32_t Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes);
+    uint32_t Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes, Time baseRtt = Time(0));
     /// Gives connection @p id's buffer back to the pool (its transfer ended).
     void Remove(uint32_t id);
     /// Starts the reassignments: one now, then every Interval.
@@ -94,6 +116,11 @@ class SendBufferManager : public Object
     void Tick();
     /// @return connection @p c's demand, bytes, for @p equalShare the equal share now
     double Demand(const Connection& c, double equalShare) const;
+    /// @return the RTT of connection @p c's estimate (SabtRtt); zero when it has none yet
+    Time EstimateRtt(const Connection& c) const;
+    /// Sets connection @p c's loss rate p from its counters now (since its start, or over the
+    /// last LossWindow).
+    void UpdateLossRate(Connection& c) const;
 
     BufferAlgorithm m_algorithm{BufferAlgorithm::SABT}; //!< the algorithm
     uint64_t m_pool{0};           //!< B_tot, bytes
@@ -102,6 +129,8 @@ class SendBufferManager : public Object
     uint64_t m_fixedBuffer{0};    //!< fixed: each connection's buffer, bytes
     Leftover m_leftover{Leftover::UNASSIGNED}; //!< the pool left when every demand fits
     uint64_t m_smallFileLimit{0}; //!< files below it are small, bytes
+    SabtRtt m_sabtRtt{SabtRtt::SMOOTHED}; //!< sabt: the RTT of rho x RTT
+    Time m_lossWindow;            //!< sabt: p over this last span; zero: since the start
 
     std::vector<Connection> m_connections; //!< by index
     EventId m_timer;                       //!< the next reassignment

@@ -177,7 +177,7 @@ class Transfer
             "TransferStart",
             MakeCallback(+[](Transfer* t, uint32_t, uint64_t bytes, Ptr<Socket> s) {
                 t->socket = DynamicCast<Ns2TcpSocket>(s);
-                t->manager->Add(t->socket, bytes);
+                t->manager->Add(t->socket, bytes, t->baseRtt);
             }).Bind(this));
         m_source->TraceConnectWithoutContext(
             "TransferEnd",
@@ -188,6 +188,7 @@ class Transfer
     Ptr<SendBufferManager> manager; //!< the pool
     Ptr<Ns2TcpSocket> socket;       //!< the sender, once started
     Time end;                       //!< the file's last ACK
+    Time baseRtt = MilliSeconds(204); //!< what Add() is told of the path (1 + 100 + 1 ms each way)
 
   private:
     ParallelPathsHelper m_net;
@@ -328,6 +329,128 @@ class SabtDemandTestCase : public TestCase
     std::vector<std::pair<double, double>> m_seen; //!< (demand, assigned) at each reassignment
 };
 
+/**
+ * SABT's estimate with each RTT (SabtRtt) and with a loss window: one bulk connection whose
+ * pool (350 packets) overflows the path's 50-packet queue, so that it loses and its queue
+ * inflates srtt above the smallest sample. At every reassignment the demand is rho x RTT of
+ * the RTT chosen, rho from that RTT, the loss rate the manager reports and the RTO; the loss
+ * rate is that of the whole connection, or of the last 10 s (counted here from the socket).
+ */
+class SabtEstimateTestCase : public TestCase
+{
+  public:
+    SabtEstimateTestCase()
+        : TestCase("sabt: rho x RTT with the smoothed, minimum or base RTT; p over a window")
+    {
+    }
+
+  private:
+    /// What one reassignment showed.
+    struct Seen
+    {
+        double at, demand, lossRate, srtt, minRtt, rto;
+        uint64_t sent, losses;
+    };
+
+    void DoRun() override
+    {
+        const std::vector<Seen> smoothed = Run("smoothed", Time(0));
+        const std::vector<Seen> minimum = Run("minimum", Time(0));
+        const std::vector<Seen> base = Run("base", Time(0));
+        bool inflated = false;
+        for (const Seen& s : smoothed)
+        {
+            Check(s, s.srtt, "smoothed");
+            inflated = inflated || s.srtt > s.minRtt + 0.05;
+        }
+        NS_TEST_EXPECT_MSG_EQ(inflated, true, "the queue inflates srtt: the RTTs differ");
+        for (const Seen& s : minimum)
+        {
+            Check(s, s.minRtt, "minimum");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(s.minRtt, s.srtt + 1e-9, "the smallest sample");
+        }
+        for (const Seen& s : base)
+        {
+            Check(s, 0.204, "base");
+        }
+
+        const std::vector<Seen> windowed = Run("smoothed", Seconds(10));
+        bool differs = false;
+        for (const Seen& s : windowed)
+        {
+            // the counters of the reassignment 10 s before (reassignments are 1 s apart from 0 s;
+            // the connection starts at 0 s with zero counters)
+            const Seen* before = nullptr;
+            for (const Seen& b : windowed)
+            {
+                if (b.at >= s.at - 10 - 1e-9 && !before)
+                {
+                    before = &b;
+                }
+            }
+            const bool full = s.at - 10 > 1e-9;
+            const uint64_t sent = s.sent - (full ? before->sent : 0);
+            const uint64_t losses = s.losses - (full ? before->losses : 0);
+            if (sent > 0)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(s.lossRate,
+                                          static_cast<double>(losses) / sent,
+                                          1e-12,
+                                          "p of the last 10 s at " << s.at << " s");
+            }
+            const double cumulative = s.sent ? static_cast<double>(s.losses) / s.sent : 0;
+            differs = differs || std::abs(s.lossRate - cumulative) > 1e-6;
+        }
+        NS_TEST_EXPECT_MSG_EQ(differs, true, "the window's p is not the cumulative one");
+    }
+
+    /// Checks one reassignment's demand against rho x @p rtt.
+    void Check(const Seen& s, double rtt, const std::string& name)
+    {
+        if (s.lossRate <= 0 || s.srtt <= 0)
+        {
+            return; // no estimate yet, or nothing lost: the equal share or the pool
+        }
+        const double expected = PadhyeThroughput(s.lossRate, rtt, s.rto) * rtt * 1000;
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.demand, expected, 1e-6 * expected, name << " at " << s.at);
+    }
+
+    /// @return every reassignment of a 30 s transfer with @p rtt and @p window
+    std::vector<Seen> Run(const std::string& rtt, Time window)
+    {
+        Transfer t(0, 350000, 0, "sabt");
+        t.manager->SetAttribute("SabtRtt", StringValue(rtt));
+        t.manager->SetAttribute("LossWindow", TimeValue(window));
+        std::vector<Seen> seen;
+        t.manager->TraceConnectWithoutContext(
+            "Reassigned",
+            MakeCallback(+[](Transfer* t, std::vector<Seen>* seen) {
+                if (t->manager->GetConnections().empty())
+                {
+                    return;
+                }
+                const auto& c = t->manager->GetConnections()[0];
+                const Ptr<Ns2TcpSocket>& s = t->socket;
+                seen->push_back({Simulator::Now().GetSeconds(),
+                                 c.demand.value_or(-1),
+                                 c.lossRate,
+                                 s->GetSmoothedRtt().GetSeconds(),
+                                 s->GetMinRtt().GetSeconds(),
+                                 s->GetRtoWithoutBackoff().GetSeconds(),
+                                 s->GetDataSegmentsSent(),
+                                 s->GetFastRetransmits() + s->GetTimeouts()});
+            }).Bind(&t, &seen));
+        Simulator::ScheduleNow(&SendBufferManager::Start, t.manager);
+        Simulator::Stop(Seconds(30.5));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_GT(t.socket->GetFastRetransmits() + t.socket->GetTimeouts(),
+                              0u,
+                              "350 packets overflow the path (BDP 38 + 50 queued)");
+        Simulator::Destroy();
+        return seen;
+    }
+};
+
 /// The suite.
 class SabtTestSuite : public TestSuite
 {
@@ -340,6 +463,7 @@ class SabtTestSuite : public TestSuite
         AddTestCase(new ShrinkGuardTestCase, Duration::QUICK);
         AddTestCase(new SmallFileTestCase, Duration::QUICK);
         AddTestCase(new SabtDemandTestCase, Duration::QUICK);
+        AddTestCase(new SabtEstimateTestCase, Duration::QUICK);
     }
 };
 

@@ -78,6 +78,21 @@ MakeParameters()
         .SetHelp("abt and sabt, when every demand fits the pool: each connection gets its "
                  "demand and the rest stays unassigned, or the whole pool is handed out in "
                  "proportion to the demands.");
+    table.Add("sabtRtt", &Config::sabtRtt)
+        .SetDefault("smoothed")
+        .SetChoices({"smoothed", "minimum", "base"})
+        .SetHelp("--algorithm=sabt: the RTT of its demand rho x RTT and of the throughput "
+                 "estimate: the connection's smoothed RTT (the paper's RTT, as TCP keeps it), "
+                 "its smallest sample (whole ticks), or its path's base round trip (delays and "
+                 "transmission, no queueing).");
+    table.Add("lossWindow", &Config::lossWindow)
+        .SetDefault(0)
+        .SetMinimum(0)
+        .SetMaximum(kMaxTime)
+        .SetUnit("s")
+        .SetHelp("--algorithm=sabt: the loss rate p of the estimate counts the loss "
+                 "indications and segments of this last span (at the reassignments); 0: since "
+                 "the connection started (Padhye et al.'s p over a connection's life).");
     table.Add("interval", &Config::interval)
         .SetDefault(1)
         .SetMinimum(kMinTime)

@@ -27,6 +27,8 @@ struct Config
     uint64_t fixedBuffer = 0;    //!< fixed: each connection's buffer, bytes
     double abtFactor = 0;        //!< abt: demand = abtFactor x cwnd
     std::string leftover;        //!< unassigned or proportional
+    std::string sabtRtt;         //!< sabt's RTT: smoothed, minimum or base
+    double lossWindow = 0;       //!< sabt's loss rate over this last span, s (0: all)
     double interval = 0;         //!< time between reassignments, s
     uint64_t smallFileLimit = 0; //!< a file below it is small, bytes (0: none)
     uint64_t fileSize = 0;       //!< each connection's file, bytes (0: bulk)

@@ -43,6 +43,7 @@ struct Connection
     uint32_t path = 0;            //!< its path, from 0
     double start = 0;             //!< when its sender opens the connection, s
     double ideal = 0;             //!< its path's rate / the path's connections, bit/s
+    double baseRtt = 0;           //!< its path's round trip without queueing, s
     Ptr<Ns2TcpSocket> sender;     //!< its sender, once started
     uint32_t managed = 0;         //!< its index in the SendBufferManager
     uint64_t received = 0;        //!< bytes its receiver got
@@ -52,6 +53,19 @@ struct Connection
     std::vector<double> buffers;  //!< its buffer at every reassignment measured, bytes
     std::vector<double> demands;  //!< its demand then, bytes (abt, sabt)
 };
+
+/// TCP/IP headers of a segment and of an ACK, bytes (ns-2's 40).
+constexpr double kHeaderBytes = 40;
+
+/// @return the round trip of a full segment and its ACK over a path of bottleneck @p rate with
+/// empty queues: the links' delays both ways and each packet's transmission on each link, s
+double
+BaseRtt(const Config& c, double rate)
+{
+    const double perBit = 1 / c.accessRate + 1 / rate + 1 / c.egressRate;
+    return 2 * (c.accessDelay + c.delay + c.egressDelay) +
+           (c.segmentSize + 2 * kHeaderBytes) * 8 * perBit;
+}
 
 /// Mean and (population) standard deviation of @p values; (0, 0) for none.
 std::pair<double, double>
@@ -97,7 +111,7 @@ class Recorder
         Connection& c = m_connections[i];
         c.sender = DynamicCast<Ns2TcpSocket>(socket);
         NS_ABORT_MSG_UNLESS(c.sender, "sabt: the senders need the ns2 sender");
-        c.managed = m_manager->Add(c.sender, bytes);
+        c.managed = m_manager->Add(c.sender, bytes, Seconds(c.baseRtt));
     }
 
     /// Connection @p i's file was acknowledged whole.
@@ -250,6 +264,8 @@ RunScenario(const Config& c)
     manager->SetAttribute("FixedBuffer", UintegerValue(c.fixedBuffer));
     manager->SetAttribute("Leftover", StringValue(c.leftover));
     manager->SetAttribute("SmallFileLimit", UintegerValue(c.smallFileLimit));
+    manager->SetAttribute("SabtRtt", StringValue(c.sabtRtt));
+    manager->SetAttribute("LossWindow", TimeValue(Seconds(c.lossWindow)));
     Recorder recorder(c, manager);
     manager->TraceConnectWithoutContext("Reassigned",
                                         MakeCallback(&Recorder::OnReassigned, &recorder));
@@ -264,6 +280,7 @@ RunScenario(const Config& c)
         conn.path = net.GetPathOf(i);
         conn.start = i * c.startInterval;
         conn.ideal = plans[conn.path].rate / plans[conn.path].connections;
+        conn.baseRtt = BaseRtt(c, plans[conn.path].rate);
         listeners.push_back(Listen(net.GetReceivers().Get(i), &conn));
         if (const double p = LossRate(c, i); p > 0)
         {
