@@ -14,7 +14,16 @@ from satsweep.engine import value_text
 from satsweep.store import Store
 from satsweep.theory import theory_file
 
-__all__ = ["StudyDesign", "study_design"]
+__all__ = ["StudyDesign", "level_text", "study_design"]
+
+
+def level_text(value: object) -> str:
+    """A value as the analysis and the report show it: booleans ``true``/``false`` (as DuckDB
+    casts them to text, the levels of the analysis), numbers as a program gets them (``2.0`` ->
+    ``2``), everything else as ``str``; one spelling in every table, title and legend."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value_text(value)
 
 
 @dataclass(frozen=True)
@@ -65,8 +74,8 @@ def study_design(store: Store) -> StudyDesign:
     numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
     by = settings.by
     return StudyDesign(
-        factors={name: [value_text(v) for v in levels] for name, levels in design.factors.items()},
-        fixed={name: value_text(value) for name, value in design.fixed.items()},
+        factors={name: [level_text(v) for v in levels] for name, levels in design.factors.items()},
+        fixed={name: level_text(value) for name, value in design.fixed.items()},
         responses=list(settings.responses or numeric),
         by=by,
         layout=list(settings.factors or [f for f in design.factors if f != by]),

@@ -93,15 +93,12 @@ def _section(
         )
     )
     laid_out = results_table(data, result)
-    replicated = result.replications >= 2
-    over = (
-        "every run of the cell" if part is not None else f"the {result.replications} replications"
-    )
+    intervals = _intervals_short(result, laid_out)
     blocks.append(
         Block(
             "h4",
             f"Results: mean {study.label(result.response)}"
-            + (f" ± {pct} CI half-width over {over}" if replicated else " (one run per cell)"),
+            + (f" ± {intervals} half-width" if intervals else " (one run per cell)"),
         )
     )
     header = [
@@ -124,6 +121,7 @@ def _section(
         rows.append([*(levels or ("mean",)), *shown])
     n_row = max(1, len(laid_out.row_factors))
     blocks.append(table(header, rows, "l" * n_row + "r" * len(laid_out.column_levels)))
+    blocks.append(Block("p", _intervals_sentence(result, laid_out, part is not None)))
     if past:
         bounds = " and ".join(f"{b:g}" for b in sorted(past))
         blocks.append(
@@ -178,6 +176,42 @@ def _section(
     return blocks
 
 
+def _has_intervals(laid_out: ResultsTable) -> bool:
+    return any(c.half_width is not None for _, cells in laid_out.rows for c in cells)
+
+
+def _intervals_short(result: Analysis, laid_out: ResultsTable) -> str | None:
+    """The cells' intervals in a few words (a heading, a figure's title); None without any."""
+    pct = confidence_label(result.confidence)
+    if laid_out.pooled:
+        return f"{pct} CI (pooled error, {result.error_dof} dof)"
+    return f"{pct} CI (each cell's runs)" if _has_intervals(laid_out) else None
+
+
+def _intervals_sentence(result: Analysis, laid_out: ResultsTable, every_run: bool) -> str:
+    """Which error the cells' intervals (the table's ± and the curves' bars) use, in one
+    sentence: the model's pooled error where it has degrees of freedom, else each cell's runs."""
+    pct = confidence_label(result.confidence)
+    runs = "every run of the cell" if every_run else "its runs"
+    if laid_out.pooled:
+        return (
+            f"Intervals: each cell's {pct} interval uses the pooled error of the {result.model} "
+            f"model (the ANOVA's error term: standard error {number(result.standard_error)}, "
+            f"{result.error_dof} degrees of freedom, t = {result.t_quantile:.3f}) divided by "
+            f"the square root of the number of {runs}, not the cell's own replications alone."
+        )
+    if _has_intervals(laid_out):
+        return (
+            f"Intervals: the {result.model} model leaves no degrees of freedom for the error, so "
+            f"each cell's {pct} interval uses its own runs (t with n - 1 degrees of freedom, s "
+            "the cell's standard deviation); none where a cell has one run."
+        )
+    return (
+        f"Intervals: none (one run per cell, and the {result.model} model leaves no degrees of "
+        "freedom for the error)."
+    )
+
+
 def _curves(
     data: Dataset,
     heading: str,
@@ -195,7 +229,9 @@ def _curves(
         return []
     runs = data.cell_runs(result.response, result.factors, by=result.by, group=result.group)
     lines, references = curves(laid_out, x, runs, study_theory, result.response)
-    curves_figure(heading, result, lines, references, path, study)
+    curves_figure(
+        heading, result, lines, references, path, study, _intervals_short(result, laid_out)
+    )
     log(f"{REPORT_DIR}/{path.name}")
     blocks = [
         Block("img", path.name, header=(f"{result.response} against {laid_out.column_factor}",)),
@@ -247,16 +283,19 @@ def _curves_caption(result: Analysis, laid_out: ResultsTable) -> str:
         if laid_out.row_factors
         else "one line"
     )
-    if result.replications < 2:
+    points = (
+        "one run per cell, its value a point" if result.replications < 2
+        else f"each point the mean of a cell over its {result.replications} replications"
+    )  # fmt: skip
+    if not _has_intervals(laid_out):
         return (
-            f"{result.response} against {laid_out.column_factor}: one run per cell, its value "
-            f"a point (no intervals); {lines}."
+            f"{result.response} against {laid_out.column_factor}: {points} (no intervals); {lines}."
         )
+    error = "the model's pooled error" if laid_out.pooled else "the cell's own runs"
     return (
-        f"{result.response} against {laid_out.column_factor}: each point the mean of a cell "
-        f"over its {result.replications} replications, its bar the "
-        f"{confidence_label(result.confidence)} confidence interval of that mean (the results "
-        f"table's ± half-width); {lines}."
+        f"{result.response} against {laid_out.column_factor}: {points}, its bar the "
+        f"{confidence_label(result.confidence)} confidence interval of that mean from {error} "
+        f"(the results table's ± half-width); {lines}."
     )
 
 
@@ -311,7 +350,7 @@ def _traces(
                 f"band its {interval}."
             )
         name = f"trace-{i + 1}-{_slug(trace.table)}.png"
-        traces_figure(f"{store.study} · {title}", trace, panels, directory / name, factor_x)
+        traces_figure(f"{store.study} · {title}", trace, panels, directory / name, design, factor_x)
         log(f"{REPORT_DIR}/{name}")
         blocks.append(Block("p", caption))
         blocks.append(Block("img", name, header=(title,)))
@@ -542,7 +581,9 @@ def _front_matter(
             f"Results tables: one row per combination of {' x '.join(factors[:-1]) or '(none)'} "
             f"(the first varying slowest), one column per level of {factors[-1]} (the last "
             "factor); each cell is the mean over the replications, with the half-width of its "
-            f"t-based {confidence_label(confidence)} confidence interval when there are 2 or more. "
+            f"t-based {confidence_label(confidence)} confidence interval: from the model's pooled "
+            "error (the ANOVA's error term) when it has degrees of freedom, else from the cell's "
+            "own replications (each section says which). "
             "Allocation of variation: percent of the total variation per term, the error last. "
             "Main effects: effect of each level (mean at the level minus the overall mean) with "
             "its confidence interval; * marks a level whose interval excludes 0. Figures: main "
