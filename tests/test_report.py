@@ -1051,3 +1051,51 @@ def test_trace_axes_keep_the_declared_units() -> None:
     trace = TraceSettings(table="tcp", x="t", y=["cwnd", "rtt", "lost"])
     assert trace_labels(trace, study) == ("t (s)", "cwnd (segments), rtt (s), lost")
     assert trace_labels(TraceSettings(table="tcp", x="id", y=["n"]), study) == ("id", "n")
+
+
+def test_the_report_reads_the_edited_analysis_section_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The design file's analysis section as it is now, when it differs from the one recorded at
+    run, by the study's name (the file the store recorded) or the file's path; its factors never
+    (a level added since is not in the report); a bad section exits 2 naming the field."""
+    sweep = tmp_path / "synth.yaml"
+    recorded = json.loads(json.dumps(RECORDED))
+    recorded["source"] = str(sweep)
+    edited = {**RECORDED["design"], "analysis": {"responses": ["fairness"], "by": "link",
+              "factors": ["flavor", "drop", "bufferRtt"]}}  # fmt: skip
+    edited["factors"] = {**edited["factors"], "bufferRtt": [0.5, 1, 2, 4]}  # not run
+    sweep.write_text(yaml.safe_dump(edited))
+    results = tmp_path / "results"
+    write_store(results, synthetic_runs(), recorded=recorded)
+    for study in ("synth", str(sweep)):
+        capsys.readouterr()
+        assert cli.main(["report", study, "--results", str(results)]) == 0
+        err = capsys.readouterr().err
+        assert (
+            f"satsweep report: the analysis section of {sweep} differs from the one recorded at "
+            "run: the report uses the file's (the factors and runs stay as recorded)"
+        ) in err
+        markdown = (results / "synth" / "report" / "report.md").read_text()
+        assert "\n### fairness\n" in markdown and "\n### efficiency\n" not in markdown
+        assert "| flavor | drop | bufferRtt = 0.5 | bufferRtt = 1 | bufferRtt = 2 |" in markdown
+        assert (
+            f"| defaults from | the analysis section of {sweep}, edited since the run" in markdown
+        )
+
+    sweep.write_text(yaml.safe_dump(RECORDED["design"]))  # as recorded: nothing to say
+    capsys.readouterr()
+    assert cli.main(["report", "synth", "--results", str(results)]) == 0
+    assert "differs" not in capsys.readouterr().err
+    markdown = (results / "synth" / "report" / "report.md").read_text()
+    assert "| defaults from | the recorded design (design.json) |" in markdown
+
+    before = (results / "synth" / "report" / "report.md").read_text()
+    for analysis_section, field in (({"responses": ["nosuch"]}, "analysis.responses"),
+                                    ({"colour": "red"}, "analysis.colour")):  # fmt: skip
+        sweep.write_text(yaml.safe_dump({**RECORDED["design"], "analysis": analysis_section}))
+        capsys.readouterr()
+        assert cli.main(["report", "synth", "--results", str(results)]) == 2
+        err = capsys.readouterr().err
+        assert f"satsweep report: error: {sweep}: {field}: " in err and "allowed" in err, err
+        assert (results / "synth" / "report" / "report.md").read_text() == before

@@ -13,11 +13,13 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import duckdb
+import yaml
 
 import satsweep
 from satsweep import analysis
 from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
 from satsweep.analysis.study import StudyDesign, study_design
+from satsweep.design import Design, DesignError, with_analysis_of
 from satsweep.store import Store, StoreError
 from satsweep.report.document import (
     Block,
@@ -453,21 +455,32 @@ def write_report(
     model: Model = analysis.DEFAULT_MODEL,
     confidence: float = analysis.DEFAULT_CONFIDENCE,
     log: Callable[[str], None] = lambda line: None,
+    design_file: str | os.PathLike[str] | None = None,
+    note: Callable[[str], None] = lambda line: None,
 ) -> Path:
     """Writes ``<results>/<study>/report/`` and returns the path of its ``index.html``.
 
     The defaults come from the design the store recorded (:func:`study_design`): the
     responses, ``by`` (``by=AUTO``; ``by=None`` means none) and the factors of its ``analysis``
     section, else every numeric summary field, none and its factors. A store without a
-    recorded design (made before satsweep kept it) needs ``responses`` and ``factors``. ``log``
-    gets the path of every file written. Raises :class:`ReportError` (nothing written) when the
+    recorded design (made before satsweep kept it) needs ``responses`` and ``factors``. The
+    ``analysis`` section (only that) is read from the design file as it is now when it differs
+    from the recorded one: ``design_file``, else the file the store recorded (when it still
+    exists and names the study); the report and ``note`` say so. ``log`` gets the path of every
+    file written. Raises :class:`ReportError` (nothing written) when the
     study has no store or no runs, or the analysis refuses the data.
     """
     try:
         store = Store.named(study, results)
-        design = study_design(store)
-    except StoreError as e:
+        edited = _edited_analysis(store, design_file)
+        design = study_design(store, edited)
+    except (StoreError, DesignError) as e:
         raise ReportError(str(e)) from None
+    if edited is not None:
+        note(
+            f"the analysis section of {edited.source} differs from the one recorded at run: "
+            "the report uses the file's (the factors and runs stay as recorded)"
+        )
     facts = _provenance(store)
     if by == AUTO:
         by = design.by if factors is None or design.by not in factors else None
@@ -507,8 +520,9 @@ def write_report(
             try:
                 os.chmod(built, 0o755)
                 blocks = _front_matter(
-                    study, facts, design, responses, factors, by, model, confidence, analyses
-                )
+                    study, facts, design, responses, factors, by, model, confidence, analyses,
+                    edited.source if edited is not None else None,
+                )  # fmt: skip
                 blocks += _precision(store, confidence)
                 blocks += _traces(store, design, study_theory, confidence, built, log)
                 for group, results_ in analyses.items():
@@ -531,6 +545,26 @@ def write_report(
     return target / "index.html"
 
 
+def _edited_analysis(store: Store, design_file: str | os.PathLike[str] | None) -> Design | None:
+    """The recorded design with the current ``analysis`` section of its design file
+    (:func:`with_analysis_of`) when that differs from the recorded one, else None: the file
+    given, or the one the store recorded when it still exists and names the study."""
+    recorded = store.design()
+    if recorded is None:
+        return None
+    if design_file is None:
+        source = (store.recorded() or {}).get("source")
+        try:  # a file gone, or since reused for another study, is not this study's any more
+            named = yaml.safe_load(Path(source).read_text()).get("study") if source else None
+        except (OSError, yaml.YAMLError, AttributeError):
+            named = None
+        if named != store.study:
+            return None
+        design_file = source
+    edited = with_analysis_of(design_file, recorded)
+    return None if edited.analysis == recorded.analysis else edited
+
+
 def _front_matter(
     study: str,
     facts: dict[str, str],
@@ -541,6 +575,7 @@ def _front_matter(
     model: str,
     confidence: float,
     analyses: dict[str | None, list[Analysis]],
+    edited_file: Path | None,
 ) -> list[Block]:
     groups = ", ".join(str(g) for g in analyses) if by is not None else "none (all runs together)"
     levels = {f: list(r.effects[f]) for r in next(iter(analyses.values())) for f in r.factors}
@@ -571,7 +606,12 @@ def _front_matter(
                 ["confidence", confidence_label(confidence)],
                 [
                     "defaults from",
-                    "the recorded design (design.json)" if design.recorded else "none",
+                    f"the analysis section of {edited_file}, edited since the run (the factors "
+                    "and runs as recorded in design.json)"
+                    if edited_file is not None
+                    else "the recorded design (design.json)"
+                    if design.recorded
+                    else "none",
                 ],
             ],
             "ll",
