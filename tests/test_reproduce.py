@@ -12,10 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
-from satsweep.design import load_design
-from satsweep.store import Store, archive
-from satsweep.workflow.jobs import simulate_run
-from tests.support.sweeps import MM1
+from satsweep.store import archive
+from tests.support.sweeps import MM1, stored_study
 
 TOY = """\
 study: toy
@@ -30,22 +28,12 @@ replications: 2
 
 
 def stored(tmp_path: Path) -> Path:
-    """The toy design (8 runs of a copy of mm1.py beside it) recorded in tmp_path/results, its
-    runs made as a workflow job makes them and compacted: the results folder."""
+    """The toy design (8 runs of a copy of mm1.py beside it) in tmp_path/toy.yaml, its runs
+    made and compacted in tmp_path/results: the results folder."""
     program = tmp_path / "mm1.py"
     program.write_text(MM1.read_text())
     program.chmod(0o755)
-    toy = tmp_path / "toy.yaml"
-    toy.write_text(TOY.format(program="./mm1.py"))
-    results = tmp_path / "results"
-    design = load_design(toy)
-    store = Store.of(design, results)
-    design = store.bind(design)
-    store.record(design)
-    for run in design.runs():
-        assert simulate_run(design, run, store) is None
-    store.collect(design)
-    return results
+    return stored_study(tmp_path, TOY.format(program="./mm1.py"))
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
