@@ -89,11 +89,14 @@ def test_verify_reruns_every_run_outside_the_store(toy: Path, capsys) -> None:
 
 
 def test_verify_names_the_fields_and_the_binary_that_differ(toy: Path, capsys) -> None:
-    """The program changed since the runs (its stream shifted): every rerun differs, in its
-    summary and its table, and the program's sha256 is named beside the recorded one."""
+    """The program changed since the runs (every wait 1 s longer): every rerun differs, in its
+    summary and in each of its table's 20 rows (the first 20 differences shown, the rest
+    counted), and the program's sha256 is named beside the recorded one."""
     recorded = pq.read_table(toy / "toy" / "runs.parquet").column("program_sha256")[0].as_py()
     program = toy.parent / "mm1.py"
-    program.write_text(program.read_text().replace("random.Random(run)", "random.Random(run + 1)"))
+    changed = program.read_text().replace('"wait": wait}', '"wait": wait + 1.0}')
+    assert changed != program.read_text()
+    program.write_text(changed)
     before = snapshot(toy / "toy")
     code, out, err = main(capsys, "verify", "toy", "--results", toy)
     assert code == 1, out + err
@@ -103,6 +106,7 @@ def test_verify_names_the_fields_and_the_binary_that_differ(toy: Path, capsys) -
     assert re.search(
         r"\n[0-9a-f]{12}/r\d: waits\[\d+\]\.wait: stored \S+, rerun ", out
     )  # row by row
+    assert out.count(": ... and 2 more differences\n") == 8  # mean_wait, max_wait, 20 waits
     [line] = [line for line in out.splitlines() if line.startswith("environment: program_sha256")]
     assert recorded in line and line.split("now ")[1] != recorded
     assert snapshot(toy / "toy") == before

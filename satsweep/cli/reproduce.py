@@ -109,6 +109,10 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if result.reproduced else 1
 
 
+#: The differences shown per run; the rest are counted.
+_MOST_SHOWN = 20
+
+
 def _say(result: Verification, study: str) -> None:
     """The differences, the environment's, the seed and the count."""
     for check in result.checks:
@@ -117,8 +121,10 @@ def _say(result: Verification, study: str) -> None:
         where = f"{check.config_id}/r{check.replication}"
         if check.failure:
             print(f"{where}: {check.failure}")
-        for name, stored, rerun in check.differences:
+        for name, stored, rerun in check.differences[:_MOST_SHOWN]:
             print(f"{where}: {name}: stored {stored!r}, rerun {rerun!r}")
+        if len(check.differences) > _MOST_SHOWN:  # a table may differ in every row
+            print(f"{where}: ... and {len(check.differences) - _MOST_SHOWN} more differences")
     for column, stored, now in result.environment:
         print(f"environment: {column}: the runs record {', '.join(map(str, stored))}; now {now}")
     if result.seed is not None:
