@@ -694,6 +694,8 @@ def test_a_recorded_theory_that_is_gone_exits_2(
     shutil.copytree(curves_store, store)
     recorded = json.loads((store / "design.json").read_text())
     recorded["theory"]["path"] = str(tmp_path / "gone.py")
+    # the design file gone too: else its analysis section, when it differs, is the report's
+    recorded["source"] = str(tmp_path / "gone.yaml")
     (store / "design.json").write_text(json.dumps(recorded))
     capsys.readouterr()
     assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 2
