@@ -4,19 +4,23 @@
 # built with CMake against that wheel, the programs installed into .venv/libexec/satsweep.
 # No root needed. Idempotent: a rerun only does what changed.
 #
-#   ./setup.sh [--with-omnetpp]
+#   ./setup.sh [--with-omnetpp] [--with-browser]
 #
 # --with-omnetpp also builds the optional OMNeT++/INET engine from its release tarballs into a
 # cache, or takes an existing installation (omnetpp/build.sh says how; omnetpp/README.md).
+# --with-browser installs Debian's chromium (root), in which the `browser` tests render a
+# report (CONTRIBUTING.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 with_omnetpp=0
+with_browser=0
 for arg in "$@"; do
   case $arg in
     --with-omnetpp) with_omnetpp=1 ;;
+    --with-browser) with_browser=1 ;;
     *)
-      printf '[setup] error: unknown option %s; allowed: --with-omnetpp\n' "$arg" >&2
+      printf '[setup] error: unknown option %s; allowed: --with-omnetpp, --with-browser\n' "$arg" >&2
       exit 2
       ;;
   esac
@@ -84,5 +88,15 @@ if [ "$with_omnetpp" -eq 1 ]; then
   # (docs/omnetpp.md, "Random streams"), so that no run has to build it.
   log "OMNeT++ generator: $(.venv/bin/python -c 'from satsweep.engine import omnetpp as o
 print(o.rng_library(o.installation()[0]))')"
+fi
+if [ "$with_browser" -eq 1 ] && ! command -v chromium >/dev/null; then
+  [ "$(id -u)" -eq 0 ] || {
+    log "error: --with-browser installs the Debian package chromium, which needs root:" \
+      "run it as root, or install chromium yourself"
+    exit 2
+  }
+  log "installing chromium (the browser tests' headless browser)"
+  apt=(env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends)
+  "${apt[@]}" install chromium >&2 || { apt-get -q update >&2 && "${apt[@]}" install chromium >&2; }
 fi
 log "done: .venv/bin/satsweep, programs in .venv/libexec/satsweep: $(ls .venv/libexec/satsweep)"

@@ -387,3 +387,16 @@ def test_run_names_keep_going_for_the_runs_a_failure_left_and_runs_a_study_by_na
     assert code == 1
     assert "toy: 0/3 runs done (0 now, 0 before), 3 failed, 0 not run" in err, err
     assert "--keep-going runs" not in err
+
+
+def test_run_and_plan_share_one_cores_option():
+    """--cores is defined once (a parent parser): run's and plan's are the same argument."""
+    subparsers = next(
+        a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    found = [
+        [a for a in subparsers.choices[c]._actions if "--cores" in a.option_strings]
+        for c in ("run", "plan")
+    ]
+    assert [len(f) for f in found] == [1, 1] and found[0][0] is found[1][0]
+    assert "or all" in found[0][0].help

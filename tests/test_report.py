@@ -25,6 +25,7 @@ import yaml
 
 from satsweep import analysis, cli, report
 from satsweep.design import TraceSettings
+from satsweep.report import tables as report_tables
 from satsweep.report.tables import trace_mean_panels, trace_over_factor, trace_panels
 from satsweep.store import Store
 from satsweep.theory import Reference, theory
@@ -207,13 +208,28 @@ def test_analyze_takes_a_study_s_defaults_and_units(
     assert json.loads(capsys.readouterr().out)["n"] == 96
 
 
+def pooled_half(link: str, confidence: float) -> float:
+    """The synthetic cells' pooled half-width by hand: the means are additive, so the first-order
+    model's error is the within-cell spread, SSE = sum over the link's 24 cells of 2 delta_i^2,
+    with 48 - 1 - (1 + 3 + 2) - (3 + 2 + 6) = 30 degrees of freedom; t(30) x s_e / sqrt(2)."""
+    start = list(LINKS).index(link) * 24
+    sse = sum(2 * (0.001 * (i + 1)) ** 2 for i in range(start, start + 24))
+    t = scipy.stats.t.ppf(1 - (1 - confidence) / 2, 30)
+    return t * math.sqrt(sse / 30) / math.sqrt(2)
+
+
 def test_results_table_means_and_half_widths(synth: Path) -> None:
+    """With error degrees of freedom (30 here) every cell's interval uses the pooled error, the
+    same width in every cell; without (two factors, one replication in the analysis, two runs
+    in the table's cells, as in a precision campaign's balanced part) each cell's own runs."""
     runs = synth / "synth" / "runs.parquet"
     factors = ["drop", "flavor", "bufferRtt"]
     with analysis.Dataset.open(runs) as data:
-        for confidence, t in ((0.90, T_95_1), (0.95, T_975_1)):
+        for confidence in (0.90, 0.95):
             results = data.analyze_by("link", "efficiency", factors, confidence=confidence)
+            assert results["geo"].error_dof == 30
             table = report.results_table(data, results["geo"])
+            assert table.pooled
             assert table.row_factors == ("drop", "flavor")
             assert table.column_factor == "bufferRtt"
             assert table.column_levels == ("0.5", "1", "2")
@@ -226,10 +242,27 @@ def test_results_table_means_and_half_widths(synth: Path) -> None:
                     i = cell_index[("geo", flavor, drop, buffer)]
                     assert cell.n == 2
                     assert cell.mean == pytest.approx(efficiency("geo", flavor, drop, buffer))
-                    assert cell.half_width == pytest.approx(t * 0.001 * (i + 1), rel=1e-9)
-        # one run per cell: no interval
-        single = analysis.Dataset.from_arrow(synthetic_runs(replications=1))
-        result = single.analyze_by("link", "efficiency", factors)["wan"]
+                    assert cell.half_width == pytest.approx(
+                        pooled_half("geo", confidence), rel=1e-9
+                    )
+                    assert i  # the cell's own spread no longer matters
+    # no error degrees of freedom: drop x flavor on one link and buffer, first-order, r = 1
+    one = (pc.field("link") == "wan") & (pc.field("bufferRtt") == 1.0)
+    table_runs = synthetic_runs().filter(one)
+    with (
+        analysis.Dataset.from_arrow(table_runs) as data,
+        analysis.Dataset.from_arrow(synthetic_runs(replications=1).filter(one)) as single,
+    ):
+        result = single.analyze("efficiency", ["drop", "flavor"])
+        assert result.error_dof == 0 and result.standard_error is None
+        table = report.results_table(data, result)
+        assert not table.pooled
+        cell_index = {c: i for i, c in enumerate(itertools.product(LINKS, FLAVORS, DROPS, BUFFERS))}
+        for (drop,), cells in table.rows:
+            for flavor, cell in zip(FLAVORS, cells, strict=True):
+                i = cell_index[("wan", flavor, drop, 1.0)]
+                assert cell.half_width == pytest.approx(T_95_1 * 0.001 * (i + 1), rel=1e-9)
+        # and one run per cell: no interval
         table = report.results_table(single, result)
         assert all(c.half_width is None for _, cells in table.rows for c in cells)
 
@@ -240,10 +273,19 @@ def test_markdown_tables_match_the_analysis(synth: Path) -> None:
     # a row of the results table by hand: drop sd, flavor newreno; cell index of (geo, newreno,
     # sd, b) is 24 + 2 * 6 + 3 + k = 39, 40, 41 for b = 0.5, 1, 2
     means = [0.5 - 0.2 + 0.1 + 0.01 + b for b in (-0.1, 0.0, 0.1)]
-    halves = [T_95_1 * 0.001 * i for i in (40, 41, 42)]
-    cells = " | ".join(f"{m:.4f} ± {h:.4f}" for m, h in zip(means, halves, strict=True))
+    half = pooled_half("geo", 0.90)
+    cells = " | ".join(f"{m:.4f} ± {half:.4f}" for m in means)
     assert f"| sd | newreno | {cells} |" in part
     assert "| drop | flavor | bufferRtt = 0.5 | bufferRtt = 1 | bufferRtt = 2 |" in part
+    assert (
+        "#### Results: mean efficiency (fraction of capacity) ± 90% CI (pooled error, 30 dof)"
+        in part
+    )
+    assert (
+        "Intervals: each cell's 90% interval uses the pooled error of the first-order model "
+        f"(the ANOVA's error term: standard error {half * math.sqrt(2) / scipy.stats.t.ppf(0.95, 30):.4f}, "
+        "30 degrees of freedom"
+    ) in part
 
     result = analysis.analyze_by(
         synth / "synth" / "runs.parquet", "link", "efficiency", ["drop", "flavor", "bufferRtt"]
@@ -403,10 +445,12 @@ def test_smoke_sweep_report(
 
 @pytest.mark.slow  # a sweep or a real report: several seconds
 def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
-    """fairness is an index in [0, 1] (the program declares it): a mean of 0.99 with runs 0.98
-    and 1.0 has the 90% half-width t(0.95; 1) x 0.01 = 0.063, past 1."""
+    """fairness is an index in [0, 1] (the program declares it): sack's cells at 0.9975 (runs
+    0.995 and 1.0), the others 0.9 +- 0.002; the pooled error of a link's 24 cells, SSE =
+    2 (18 x 0.002^2 + 6 x 0.0025^2) over 30 dof, gives the half-width t(0.95; 30) x s_e /
+    sqrt(2) = 0.0032, past 1."""
     table = synthetic_runs()
-    near_one = [0.98 + 0.02 * (k % 2) if f == "sack" else v
+    near_one = [0.995 + 0.005 * (k % 2) if f == "sack" else v
                 for f, k, v in zip(table.column("flavor").to_pylist(),
                                     table.column("replication").to_pylist(),
                                     table.column("fairness").to_pylist(), strict=True)]  # fmt: skip
@@ -415,7 +459,10 @@ def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
     report.write_report("synth", tmp_path)
     markdown = (tmp_path / "synth" / "report" / "report.md").read_text()
     fairness = section(markdown, "wan", "fairness")
-    assert f"0.9900 ± {T_95_1 * 0.01:.4f} †" in fairness
+    half = scipy.stats.t.ppf(0.95, 30) * math.sqrt(2 * (18 * 0.002**2 + 6 * 0.0025**2) / 30)
+    half /= math.sqrt(2)
+    assert 0.9975 + half > 1
+    assert f"0.9975 ± {half:.4f} †" in fairness
     assert "† The interval runs past 1, a bound fairness cannot cross" in fairness
     assert "†" not in section(markdown, "wan", "efficiency")  # no bound declared
 
@@ -528,14 +575,17 @@ def test_curves_over_a_numeric_factor_of_a_real_study(curves_store: Path) -> Non
 
 @pytest.mark.programs
 def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: Path) -> None:
-    """A cell by hand from runs.parquet: mean, sample deviation, scipy's t(0.95; 1) x s/sqrt(2);
-    beside it the toy theory's predictions, "halved" left empty where it says nothing (reno)."""
+    """A cell by hand from runs.parquet: its mean, and the pooled error of the first-order model
+    (flavor x bufferRtt, r = 2: the model holds their interaction, so the error is the spread
+    within the cells, 12 - 6 = 6 dof), scipy's t(0.95; 6) x s_e / sqrt(2); beside it the toy
+    theory's predictions, "halved" left empty where it says nothing (reno)."""
     runs = pq.read_table(curves_store / "runs.parquet").to_pylist()
     cells: dict[tuple[str, float], list[float]] = {}
     for run in runs:
         cells.setdefault((run["flavor"], run["bufferRtt"]), []).append(run["efficiency"])
     (flavor, buffer), values = next((k, v) for k, v in cells.items() if len(set(v)) == 2)
-    half = scipy.stats.t.ppf(0.95, 1) * statistics.stdev(values) / math.sqrt(2)
+    sse = sum((e - statistics.mean(v)) ** 2 for v in cells.values() for e in v)
+    half = scipy.stats.t.ppf(0.95, 6) * math.sqrt(sse / 6) / math.sqrt(2)
     part = section_of(curves_store, "efficiency")
     table = part.split("#### efficiency: simulated and predicted (./toy_theory.py)\n\n", 1)[1]
     assert table.startswith("| series | bufferRtt | simulated | share | halved |")
@@ -603,8 +653,8 @@ def test_traces_of_a_real_study(curves_store: Path) -> None:
     panels = trace_panels(runs, curves_store / "connections.parquet", trace,
                           ["flavor", "bufferRtt"], toy)  # fmt: skip
     assert [p.title for p in panels] == [
-        f"flavor={f}, bufferRtt={b}" for f in ("reno", "sack") for b in (0.5, 1.0, 2.0)
-    ]
+        f"flavor={f}, bufferRtt={b}" for f in ("reno", "sack") for b in ("0.5", "1", "2")
+    ]  # the levels as the tables show them
     first = duckdb.sql(
         f"SELECT c.throughput_bps FROM '{curves_store / 'connections.parquet'}' c "
         f"JOIN '{runs}' r USING (config_id, replication) WHERE r.replication = 1 "
@@ -644,6 +694,8 @@ def test_a_recorded_theory_that_is_gone_exits_2(
     shutil.copytree(curves_store, store)
     recorded = json.loads((store / "design.json").read_text())
     recorded["theory"]["path"] = str(tmp_path / "gone.py")
+    # the design file gone too: else its analysis section, when it differs, is the report's
+    recorded["source"] = str(tmp_path / "gone.yaml")
     (store / "design.json").write_text(json.dumps(recorded))
     capsys.readouterr()
     assert cli.main(["report", "curves", "--results", str(tmp_path)]) == 2
@@ -894,3 +946,158 @@ def test_the_report_draws_means_with_bands_and_bars_and_says_so(
     traced = [c for c in calls if c in ("step", "fill_between", "errorbar")]
     assert traced[:40] == ["fill_between"] * 24 + ["errorbar"] * 4 + ["step"] * 12
     assert "step" not in traced[40:] and "fill_between" not in traced[40:]
+
+
+# -- figures' axes, booleans, the table of contents -----------------------------------------
+
+
+def test_a_numeric_factor_s_axis_has_its_levels_as_ticks_log_for_ratios() -> None:
+    from matplotlib.figure import Figure
+
+    from satsweep.report.figures import _level_axis
+
+    for levels, scale in (([0.5, 1, 2], "log"), ([1, 2, 3, 4, 5], "linear"),
+                          ([0.6, 0.8, 1.0], "linear"), ([1, 10, 100], "log")):  # fmt: skip
+        ax = Figure().subplots()
+        ax.plot(levels, [1] * len(levels))
+        _level_axis(ax, levels)
+        assert ax.get_xscale() == scale, levels
+        assert list(ax.get_xticks()) == pytest.approx(levels)
+        assert [t.get_text() for t in ax.get_xticklabels()] == [f"{v:g}" for v in levels]
+        assert not list(ax.xaxis.get_minorticklocs())
+
+
+def test_series_are_dodged_around_each_level() -> None:
+    from satsweep.report.figures import _dodged
+
+    levels = [0.5, 1.0, 2.0]
+    for log in (False, True):
+        moved = [_dodged(levels, i, 8, log) for i in range(8)]
+        for j, level in enumerate(levels):
+            xs = [m[j] for m in moved]
+            assert len(set(xs)) == 8 and xs == sorted(xs)  # apart, in series order
+            centre = math.exp(statistics.mean(map(math.log, xs))) if log else statistics.mean(xs)
+            assert centre == pytest.approx(level)
+            # within a quarter of the narrowest gap: never past a neighbouring level
+            assert max(xs) / min(xs) < 2**0.25 + 1e-9 if log else max(xs) - min(xs) < 0.125 + 1e-9
+    assert _dodged(levels, 0, 1, False) == levels
+
+
+def test_a_response_s_axis_stops_at_its_declared_bound() -> None:
+    from matplotlib.figure import Figure
+
+    from satsweep.report.figures import _bounded_y
+
+    study = analysis.StudyDesign(bounds={"fairness": (0.0, 1.0)})
+    ax = Figure().subplots()
+    ax.errorbar([1, 2], [0.9, 0.97], yerr=[0.2, 0.28])  # bars to 1.25
+    assert ax.get_ylim()[1] > 1.2
+    _bounded_y(ax, study, "fairness")
+    low, high = ax.get_ylim()
+    assert 1.0 < high <= 1.0 + 0.03 * (1.0 - low) + 1e-9
+    ax = Figure().subplots()
+    ax.plot([1, 2], [3, 40])
+    before = ax.get_ylim()
+    _bounded_y(ax, study, "efficiency")  # no bound declared: as matplotlib chose
+    assert ax.get_ylim() == before
+
+
+def test_booleans_are_true_false_everywhere_and_the_page_has_contents(tmp_path: Path) -> None:
+    """A boolean factor (the store holds it as a boolean, the design as true/false) reads
+    true/false in the tables, titles and legends' text; the page links every section and
+    figure from its table of contents."""
+    table = synthetic_runs()
+    ecn = pa.array([d == "sd" for d in table.column("drop").to_pylist()])
+    table = table.set_column(table.schema.get_field_index("drop"), "ecn", ecn)
+    recorded = json.loads(json.dumps(RECORDED))
+    design = recorded["design"]
+    design["factors"] = {"ecn" if f == "drop" else f: [False, True] if f == "drop" else v
+                         for f, v in design["factors"].items()}  # fmt: skip
+    design["analysis"]["factors"] = ["ecn", "flavor", "bufferRtt"]
+    recorded["describe"]["parameters"][2] = {"name": "ecn", "type": "bool", "help": ""}
+    write_store(tmp_path, table, recorded=recorded)
+    assert cli.main(["report", "synth", "--results", str(tmp_path)]) == 0
+    directory = tmp_path / "synth" / "report"
+    html = (directory / "index.html").read_text()
+    markdown = (directory / "report.md").read_text()
+    assert "| factor ecn | false, true |" in markdown
+    assert "| false | vanilla |" in section(markdown, "wan", "efficiency")
+    with analysis.Dataset.open(tmp_path / "synth" / "runs.parquet") as data:
+        result = data.analyze_by("link", "efficiency", ["ecn", "flavor", "bufferRtt"])["wan"]
+        lines, _ = report_tables.curves(report.results_table(data, result), [0.5, 1, 2], {},
+                                        None, "efficiency")  # fmt: skip
+    assert lines[0].label == "ecn=false, flavor=vanilla"  # the curves' legend
+    for text in (html, markdown):
+        assert not re.search(r"ecn ?=? ?(True|False|0|1)\b", text)
+        assert "| factor ecn | 0, 1 |" not in text
+    # the table of contents: after the title, a link to every section and figure
+    contents = html.split('<nav id="contents">', 1)[1].split("</nav>", 1)[0]
+    assert html.index("<h1") < html.index('<nav id="contents">') < html.index("Provenance</h2>")
+    links = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', contents)
+    targets = dict(re.findall(r'<(?:h2|h3|p) id="([^"]+)">(?:<img src="([^"]+)")?', html))
+    assert [i for i, _ in links] == list(targets)  # every anchor listed, in page order
+    figures = re.findall(r'<img src="([^"]+)"', html)
+    assert sorted(t for t in targets.values() if t) == sorted(figures)
+    headings = re.findall(r"<h[23] id=[^>]+>([^<]+)</h[23]>", html)
+    assert [t for _, t in links if not t.startswith("Figure: ")] == headings
+    assert {"Provenance", "Analysis", "link = wan", "efficiency"} <= set(headings)
+
+
+def test_trace_axes_keep_the_declared_units() -> None:
+    from satsweep.report.figures import trace_labels
+
+    study = analysis.StudyDesign(units={"t": "s", "cwnd": "segments", "ssthresh": "segments",
+                                        "rtt": "s"})  # fmt: skip
+    trace = TraceSettings(table="tcp", x="t", y=["cwnd", "ssthresh"])
+    assert trace_labels(trace, study) == ("t (s)", "cwnd, ssthresh (segments)")
+    trace = TraceSettings(table="tcp", x="t", y=["cwnd", "rtt", "lost"])
+    assert trace_labels(trace, study) == ("t (s)", "cwnd (segments), rtt (s), lost")
+    assert trace_labels(TraceSettings(table="tcp", x="id", y=["n"]), study) == ("id", "n")
+
+
+def test_the_report_reads_the_edited_analysis_section_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The design file's analysis section as it is now, when it differs from the one recorded at
+    run, by the study's name (the file the store recorded) or the file's path; its factors never
+    (a level added since is not in the report); a bad section exits 2 naming the field."""
+    sweep = tmp_path / "synth.yaml"
+    recorded = json.loads(json.dumps(RECORDED))
+    recorded["source"] = str(sweep)
+    edited = {**RECORDED["design"], "analysis": {"responses": ["fairness"], "by": "link",
+              "factors": ["flavor", "drop", "bufferRtt"]}}  # fmt: skip
+    edited["factors"] = {**edited["factors"], "bufferRtt": [0.5, 1, 2, 4]}  # not run
+    sweep.write_text(yaml.safe_dump(edited))
+    results = tmp_path / "results"
+    write_store(results, synthetic_runs(), recorded=recorded)
+    for study in ("synth", str(sweep)):
+        capsys.readouterr()
+        assert cli.main(["report", study, "--results", str(results)]) == 0
+        err = capsys.readouterr().err
+        assert (
+            f"satsweep report: the analysis section of {sweep} differs from the one recorded at "
+            "run: the report uses the file's (the factors and runs stay as recorded)"
+        ) in err
+        markdown = (results / "synth" / "report" / "report.md").read_text()
+        assert "\n### fairness\n" in markdown and "\n### efficiency\n" not in markdown
+        assert "| flavor | drop | bufferRtt = 0.5 | bufferRtt = 1 | bufferRtt = 2 |" in markdown
+        assert (
+            f"| defaults from | the analysis section of {sweep}, edited since the run" in markdown
+        )
+
+    sweep.write_text(yaml.safe_dump(RECORDED["design"]))  # as recorded: nothing to say
+    capsys.readouterr()
+    assert cli.main(["report", "synth", "--results", str(results)]) == 0
+    assert "differs" not in capsys.readouterr().err
+    markdown = (results / "synth" / "report" / "report.md").read_text()
+    assert "| defaults from | the recorded design (design.json) |" in markdown
+
+    before = (results / "synth" / "report" / "report.md").read_text()
+    for analysis_section, field in (({"responses": ["nosuch"]}, "analysis.responses"),
+                                    ({"colour": "red"}, "analysis.colour")):  # fmt: skip
+        sweep.write_text(yaml.safe_dump({**RECORDED["design"], "analysis": analysis_section}))
+        capsys.readouterr()
+        assert cli.main(["report", "synth", "--results", str(results)]) == 2
+        err = capsys.readouterr().err
+        assert f"satsweep report: error: {sweep}: {field}: " in err and "allowed" in err, err
+        assert (results / "synth" / "report" / "report.md").read_text() == before

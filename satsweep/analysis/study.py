@@ -9,12 +9,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from satsweep.design import TraceSettings
+from satsweep.design import Design, TraceSettings
 from satsweep.engine import value_text
 from satsweep.store import Store
 from satsweep.theory import theory_file
 
-__all__ = ["StudyDesign", "study_design"]
+__all__ = ["StudyDesign", "level_text", "study_design"]
+
+
+def level_text(value: object) -> str:
+    """A value as the analysis and the report show it: booleans ``true``/``false`` (as DuckDB
+    casts them to text, the levels of the analysis), numbers as a program gets them (``2.0`` ->
+    ``2``), everything else as ``str``; one spelling in every table, title and legend."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value_text(value)
 
 
 @dataclass(frozen=True)
@@ -50,23 +59,30 @@ class StudyDesign:
         return f"{name} ({self.units[name]})" if name in self.units else name
 
 
-def study_design(store: Store) -> StudyDesign:
-    """The recorded design of ``store`` as the analysis uses it. Default responses: the design's
+def study_design(store: Store, edited: Design | None = None) -> StudyDesign:
+    """The recorded design of ``store`` as the analysis uses it, or ``edited``: the recorded
+    design with its file's current ``analysis`` section
+    (:func:`satsweep.design.with_analysis_of`). Default responses: the design's
     ``analysis.responses``, else every numeric summary field the program declares; default
     ``by`` and factors: ``analysis.by`` and ``analysis.factors``, else none and the design's
     factors in its order."""
-    design = store.design()
+    design = edited or store.design()
     if design is None:
         return StudyDesign()
     describe, settings = design.describe, design.analysis
-    # a theory file as the store recorded where it was (the design names it relative to itself)
-    recorded_file = (store.recorded() or {}).get("theory", {}).get("path")
+    # a theory file as the store recorded where it was (the design names it relative to
+    # itself), or beside the edited design file
+    recorded_file = (
+        design.theory_file
+        if edited is not None
+        else (store.recorded() or {}).get("theory", {}).get("path")
+    )
     named_file = settings.theory is not None and theory_file(settings.theory) is not None
     numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
     by = settings.by
     return StudyDesign(
-        factors={name: [value_text(v) for v in levels] for name, levels in design.factors.items()},
-        fixed={name: value_text(value) for name, value in design.fixed.items()},
+        factors={name: [level_text(v) for v in levels] for name, levels in design.factors.items()},
+        fixed={name: level_text(value) for name, value in design.fixed.items()},
         responses=list(settings.responses or numeric),
         by=by,
         layout=list(settings.factors or [f for f in design.factors if f != by]),

@@ -18,6 +18,7 @@ from satsweep.cli.common import (
     add_results_option,
     add_study_argument,
     error,
+    is_design_file,
     study_name,
 )
 from satsweep.design import DesignError
@@ -197,6 +198,7 @@ def _names(text: str) -> list[str]:
 def _report(args: argparse.Namespace) -> int:
     """`satsweep report`: a study's results tables, analysis and figures as HTML and Markdown."""
     console = Console(stderr=True, highlight=False)
+    design_file = args.study if is_design_file(args.study) else None  # its analysis: as now
     try:
         args.study = study_name(args.study, args.results)
     except StoreError as e:
@@ -214,6 +216,8 @@ def _report(args: argparse.Namespace) -> int:
             model=args.model,
             confidence=args.confidence,
             log=lambda path: console.print(f"  wrote {path}", markup=False),
+            design_file=design_file,
+            note=lambda line: print(f"satsweep report: {line}", file=sys.stderr),
         )
     except report.ReportError as e:
         error("report", e)

@@ -59,18 +59,23 @@ def add(commands: Subparsers) -> None:
         "with their size, as their plan, status and run cost time and memory)",
     )
     usable = usable_cores()  # affinity, cgroup quota and Slurm allocation, not the host's
-
-    p = commands.add_parser(
-        "run", parents=[sized], help="run a sweep through Snakemake", description=_run.__doc__
-    )
-    add_study_argument(p, "sweep")
-    p.add_argument(
+    cored = argparse.ArgumentParser(add_help=False)  # run's cores, and those plan estimates for
+    cored.add_argument(
         "--cores",
         type=cores,
         default=usable,
         metavar="N",
-        help=f"cores to use, or all (default and all: the {usable} this process may use)",
+        help=f"cores to use (plan: of its estimate), or all (default and all: the {usable} this "
+        "process may use)",
     )
+
+    p = commands.add_parser(
+        "run",
+        parents=[sized, cored],
+        help="run a sweep through Snakemake",
+        description=_run.__doc__,
+    )
+    add_study_argument(p, "sweep")
     p.add_argument(
         "--keep-going",
         action="store_true",
@@ -107,16 +112,9 @@ def add(commands: Subparsers) -> None:
     p.set_defaults(func=_run)
 
     p = commands.add_parser(
-        "plan", parents=[sized], help="show a sweep's runs", description=_plan.__doc__
+        "plan", parents=[sized, cored], help="show a sweep's runs", description=_plan.__doc__
     )
     add_study_argument(p, "sweep")
-    p.add_argument(
-        "--cores",
-        type=cores,
-        default=usable,
-        metavar="N",
-        help=f"cores of the estimate, or all (default and all: the {usable} this process may use)",
-    )
     p.add_argument(
         "--rows",
         type=positive,

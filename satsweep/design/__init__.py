@@ -17,7 +17,7 @@ from satsweep.design.expansion import (
     config_id,
     rng_run,
 )
-from satsweep.design.loading import MAX_RUNS, load_design
+from satsweep.design.loading import MAX_RUNS, load_design, with_analysis_of
 from satsweep.design.schema import (
     AnalysisSettings,
     Design,
@@ -43,4 +43,5 @@ __all__ = [
     "config_id",
     "load_design",
     "rng_run",
+    "with_analysis_of",
 ]

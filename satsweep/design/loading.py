@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from satsweep.design.checks import check_analysis, check_parameters
 from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG
-from satsweep.design.schema import Design, DesignError, clip, quoted
+from satsweep.design.schema import AnalysisSettings, Design, DesignError, clip, quoted
 from satsweep.engine import Program, ProgramError
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.adapters import option_owners
@@ -296,3 +296,35 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     if clash is not None:
         raise DesignError(f"{path}: {clash}")
     return design
+
+
+def with_analysis_of(path: str | Path, design: Design) -> Design:
+    """``design`` (e.g. the one a store recorded) with the ``analysis`` section of the design
+    file at ``path`` as it reads now, checked against ``design``'s factors and program; nothing
+    else of the file is read (its factors and runs stay ``design``'s). Raises DesignError naming
+    the file and field when the file cannot be read or the section is not allowed."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        said = " ".join(str(e).split())
+        raise DesignError(f"{path}: cannot read the sweep file: {said}") from None
+    named = raw.get("study") if isinstance(raw, dict) else None
+    if named != design.study:
+        raise DesignError(
+            f"{path}: study: {quoted(named)} is not allowed; allowed: {design.study}, the study "
+            "whose analysis it is"
+        )
+    section = raw.get("analysis", {})
+    try:
+        settings = AnalysisSettings.model_validate(section if section is not None else {})
+    except ValidationError as e:
+        problems = [_describe({**err, "loc": ("analysis", *err["loc"])}) for err in e.errors()]
+        lines = [f"{path}: {field}: {message}" for field, message in problems]
+        raise DesignError("\n".join(dict.fromkeys(lines))) from None
+    edited = design.model_copy(update={"analysis": settings})
+    edited._source = path.absolute()  # a theory file is named relative to its design file
+    problems = check_analysis(edited)
+    if problems:
+        raise DesignError("\n".join(f"{path}: {field}: {message}" for field, message in problems))
+    return edited

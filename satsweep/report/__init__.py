@@ -9,10 +9,13 @@ main effects with their confidence intervals, a figure of the main effects and o
 interactions with the column factor.
 
 Curves: when the column factor's levels are all numbers and there are 3 or more, the section
-gets ``<group>-<response>-curves.png``, the response against that factor (log x when every
-level is > 0 and the largest is 20x the smallest or more): one line per row of the results
-table (a combination of the other factors' levels), through the cell means, with the cell's
-t interval (the results table's ± half-width) as error bars (none with one run per cell). With
+gets ``<group>-<response>-curves.png``, the response against that factor (its levels as the
+ticks; log x when every level is > 0 and they span 20x, or 4x as ratios do: 0.5, 1, 2): one
+line per row of the results table (a combination of the other factors' levels), through the
+cell means, the series moved a little apart along x, with the cell's t interval (the results
+table's ± half-width: from the model's pooled error when it has degrees of freedom, else from
+the cell's own runs; each section says which) as error bars; a response's y axis stops at the
+bounds its program declares. With
 the design's ``analysis.theory`` (:mod:`satsweep.theory`), each of ``theory.predicts[response]``
 evaluated on each cell's first run is drawn dashed in its series' color, the theory's
 ``references`` (thresholds, windows) dotted, and a table gives each cell's simulated mean beside
@@ -27,6 +30,10 @@ configuration's replications at each x with its t interval at the report's confi
 with x a factor, a panel per configuration of the other factors and each run's rows averaged per
 series first, error bars at each level (log x as the curves). The caption names the number of
 replications and the confidence.
+
+``index.html`` opens with a table of contents linking every section and figure. The defaults
+of the analysis come from the recorded design, its ``analysis`` section from the design file
+as it is now when that was edited since the run (only that section).
 
 The directory is built next to the target and then swapped in, so a failed report leaves the
 previous one (or none) untouched.

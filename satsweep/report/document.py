@@ -79,12 +79,42 @@ th { background: #f0f0f0; } td.r { text-align: right; font-variant-numeric: tabu
 tr:nth-child(even) td { background: #fafafa; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0 1em; }
 pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; }
+nav ul { list-style: none; padding-left: 0; columns: 2; }
+nav li.d2 { padding-left: 1.2em; } nav li.d3 { padding-left: 2.4em; font-size: 0.92em; }
 """
+
+#: What the table of contents lists: the sections (h2, h3) and the figures, by depth.
+_CONTENTS_DEPTH = {"h2": 1, "h3": 2}
+
+
+def _contents(blocks: Sequence[Block]) -> tuple[dict[int, str], list[str]]:
+    """The anchors of the blocks the table of contents links (block index -> id) and its HTML:
+    every section (h2, h3) and every figure, a figure one level under its section."""
+    e = html.escape
+    anchors: dict[int, str] = {}
+    items: list[str] = []
+    depth = 0
+    for i, b in enumerate(blocks):
+        if b.kind in _CONTENTS_DEPTH:
+            depth, text = _CONTENTS_DEPTH[b.kind], b.text
+        elif b.kind == "img":
+            text = f"Figure: {b.header[0]}"
+        else:
+            continue
+        anchors[i] = f"c{len(anchors) + 1}"
+        level = depth if b.kind != "img" else min(depth + 1, 3)
+        items.append(f'<li class="d{level}"><a href="#{anchors[i]}">{e(text)}</a></li>')
+    if not items:
+        return {}, []
+    return anchors, ['<nav id="contents"><h2>Contents</h2><ul>', *items, "</ul></nav>"]
 
 
 def html_page(title: str, blocks: Sequence[Block]) -> str:
-    """The blocks as one self-contained HTML page: inline CSS, nothing fetched from elsewhere."""
+    """The blocks as one self-contained HTML page: inline CSS, nothing fetched from elsewhere;
+    a table of contents after the first heading (before everything without one) linking
+    every section and figure."""
     e = html.escape
+    anchors, contents = _contents(blocks)
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -94,15 +124,20 @@ def html_page(title: str, blocks: Sequence[Block]) -> str:
         "</head>",
         "<body>",
     ]
-    for b in blocks:
+    if not blocks or blocks[0].kind != "h1":
+        out += contents
+    for i, b in enumerate(blocks):
+        anchor = f' id="{anchors[i]}"' if i in anchors else ""
         if b.kind.startswith("h"):
-            out.append(f"<{b.kind}>{e(b.text)}</{b.kind}>")
+            out.append(f"<{b.kind}{anchor}>{e(b.text)}</{b.kind}>")
+            if i == 0 and b.kind == "h1":
+                out += contents
         elif b.kind == "p":
             out.append(f"<p>{e(b.text)}</p>")
         elif b.kind == "code":
             out.append(f"<pre><code>{e(b.text)}</code></pre>")
         elif b.kind == "img":
-            out.append(f'<p><img src="{e(b.text)}" alt="{e(b.header[0])}"></p>')
+            out.append(f'<p{anchor}><img src="{e(b.text)}" alt="{e(b.header[0])}"></p>')
         elif b.kind == "table":
             out.append("<table>")
             out.append("<tr>" + "".join(f"<th>{e(h)}</th>" for h in b.header) + "</tr>")

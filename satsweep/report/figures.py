@@ -21,6 +21,7 @@ __all__ = [
     "effects_figure",
     "interactions_figure",
     "numeric_levels",
+    "trace_labels",
     "traces_figure",
 ]
 
@@ -111,6 +112,7 @@ def interactions_figure(
         ax.legend(title=factor, fontsize=8, title_fontsize=9)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(f"mean {study.label(result.response)}")
+    _bounded_y(axes[0], study, result.response)  # the axes share y
     fig.suptitle(
         _title(heading, result, f"interactions with {x_factor}")
         + "\n(mean over the other factors and the replications)",
@@ -147,9 +149,11 @@ def curves_figure(
     references: Sequence[Reference],
     path: Path,
     study: StudyDesign,
+    intervals: str | None,
 ) -> None:
     """The response against the numeric column factor: one line per series (a combination of
-    the other factors' levels) through the cell means, with their intervals as error bars;
+    the other factors' levels) through the cell means, with their intervals as error bars
+    (``intervals``: what they are, for the title; None without any);
     each theory prediction of a series as a dashed line of its color, the theory's references
     as dotted lines; log x when the levels span 20x or more."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
@@ -158,11 +162,12 @@ def curves_figure(
     fig = Figure(figsize=(9.6, 5.4), dpi=_FIGURE_DPI, layout="constrained")
     ax = fig.subplots()
     markers = "osD^v<>ph*"
+    log = _log_x([x for c in curves for x in c.x])
     for i, curve in enumerate(curves):
         color = f"C{i % 10}"
         errors = [h if h is not None else 0.0 for h in curve.half_widths]
         ax.errorbar(
-            curve.x,
+            _dodged(curve.x, i, len(curves), log),
             curve.means,
             yerr=errors if any(h is not None for h in curve.half_widths) else None,
             marker=markers[i % len(markers)],
@@ -179,17 +184,15 @@ def curves_figure(
                     xs, ys, linestyle=style, color=color, alpha=0.7, label=f"{curve.label}: {name}"
                 )
     _reference_lines(ax, references)
-    if _log_x([x for c in curves for x in c.x]):
-        ax.set_xscale("log")
+    _level_axis(ax, [x for c in curves for x in c.x])
+    _bounded_y(ax, study, result.response)
     ax.set_xlabel(study.label(x_factor))
     ax.set_ylabel(f"mean {study.label(result.response)}")
     ax.grid(alpha=0.3)
     fig.legend(fontsize=7, loc="outside right upper")
-    replicated = result.replications >= 2
     what = (
-        f"against {x_factor}, {confidence_label(result.confidence)} CIs over "
-        f"{result.replications} replications"
-        if replicated
+        f"against {x_factor}, bars: {intervals}"
+        if intervals
         else f"against {x_factor} (one run per cell: no intervals)"
     )
     ax.set_title(_title(heading, result, what), fontsize=11)  # beside the legend, not over it
@@ -197,9 +200,66 @@ def curves_figure(
 
 
 def _log_x(xs: Sequence[float]) -> bool:
-    """Log x when every x is > 0 and they span 20x or more (the curves, a trace over a
-    factor)."""
-    return bool(xs) and min(xs) > 0 and max(xs) / min(xs) >= 20
+    """Log x (the curves, a trace over a factor) when every x is > 0 and they span 20x or more,
+    or 4x or more as ratios do: spaced more evenly on a log scale than on a linear one (0.5, 1,
+    2; not 1, 2, 3, 4, 5)."""
+    levels = sorted(set(xs))
+    if len(levels) < 2 or levels[0] <= 0 or levels[-1] / levels[0] < 4:
+        return False
+    if levels[-1] / levels[0] >= 20:
+        return True
+    pairs = list(zip(levels, levels[1:], strict=False))
+    linear = [b - a for a, b in pairs]
+    ratios = [math.log(b / a) for a, b in pairs]
+    return max(ratios) / min(ratios) <= max(linear) / min(linear)
+
+
+#: At most this many levels get a tick each (more would overlap: matplotlib's ticks then).
+_MOST_TICKS = 12
+
+
+def _level_axis(ax: Any, xs: Sequence[float]) -> None:
+    """The x axis of a numeric factor: log by :func:`_log_x`, a tick at each level, labelled as
+    the level (0.5, 1, 2), no minor ticks."""
+    from matplotlib.ticker import NullLocator
+
+    levels = sorted(set(xs))
+    if _log_x(levels):
+        ax.set_xscale("log")
+    if 0 < len(levels) <= _MOST_TICKS:
+        ax.set_xticks(levels, [f"{v:g}" for v in levels])
+        ax.xaxis.set_minor_locator(NullLocator())
+
+
+#: The width, as a fraction of the narrowest gap between levels, that the series of a curves
+#: figure spread over at each level, so that their error bars do not hide one another.
+_DODGE = 0.25
+
+
+def _dodged(xs: Sequence[float], i: int, n: int, log: bool) -> list[float]:
+    """The x of series ``i`` of ``n``, moved a little along x (in log space on a log axis),
+    the series centred on each level."""
+    levels = sorted(set(xs))
+    if n < 2 or len(levels) < 2:
+        return list(xs)
+    where = [math.log(x) for x in levels] if log else levels
+    step = _DODGE * min(b - a for a, b in zip(where, where[1:], strict=False)) / (n - 1)
+    offset = (i - (n - 1) / 2) * step
+    return [x * math.exp(offset) if log else x + offset for x in xs]
+
+
+def _bounded_y(ax: Any, study: StudyDesign, name: str) -> None:
+    """The y limits of response ``name`` not past the bounds its program declares (a fairness
+    index to 1, not 1.25), but for a small margin, so that the bound itself shows."""
+    minimum, maximum = study.bounds.get(name, (None, None))
+    low, high = ax.get_ylim()
+    margin = 0.03 * (min(high, maximum if maximum is not None else high)
+                     - max(low, minimum if minimum is not None else low))  # fmt: skip
+    if maximum is not None and high > maximum + margin:
+        high = maximum + margin
+    if minimum is not None and low < minimum - margin:
+        low = minimum - margin
+    ax.set_ylim(low, high)
 
 
 def _mean_line(
@@ -227,17 +287,30 @@ def _mean_line(
     ax.fill_between(xs, low, high, color=style["color"], alpha=0.2, linewidth=0)
 
 
+def trace_labels(trace: TraceSettings, study: StudyDesign) -> tuple[str, str]:
+    """The axis labels of a trace's panels with the units the program declares: ``t (s)``, and
+    the y columns with their unit, once when they share it (``cwnd, ssthresh (segments)``)."""
+    units = {study.units.get(y) for y in trace.y}
+    y_label = (
+        f"{', '.join(trace.y)} ({units.pop()})"
+        if len(units) == 1 and None not in units
+        else ", ".join(study.label(y) for y in trace.y)
+    )
+    return study.label(trace.x), y_label
+
+
 def traces_figure(
     title: str,
     trace: TraceSettings,
     panels: Sequence[TracePanel],
     path: Path,
+    study: StudyDesign,
     factor_x: bool = False,
 ) -> None:
     """One panel per configuration: the trace's y columns against x (a line style per column,
     a color per series), the theory's references of that configuration as dotted lines; with
     ``replications: mean`` the means with their intervals (error bars when x is a factor,
-    ``factor_x``, else a band)."""
+    ``factor_x``, else a band); the axes labelled with the units the program declares."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
 
     columns = min(4, len(panels))
@@ -247,6 +320,7 @@ def traces_figure(
     )
     axes = fig.subplots(rows, columns, squeeze=False).flatten()
     styles = ("-", "--", "-.", ":")
+    x_label, y_label = trace_labels(trace, study)
     for ax, panel in zip(axes, panels, strict=False):
         for i, (series, points) in enumerate(panel.series.items()):
             for j, y in enumerate(trace.y):
@@ -257,13 +331,14 @@ def traces_figure(
                 else:
                     _mean_line(ax, points[trace.x], points[y], panel.halves[series][y],
                                factor_x, label, style)  # fmt: skip
-        if factor_x and _log_x([x for p in panel.series.values() for x in p[trace.x]]):
-            ax.set_xscale("log")
+        if factor_x:
+            _level_axis(ax, [x for p in panel.series.values() for x in p[trace.x]])
         if not panel.series:
             ax.text(0.5, 0.5, f"no rows of {trace.table}", ha="center", transform=ax.transAxes)
         _reference_lines(ax, panel.references)
         ax.set_title(panel.title, fontsize=9)
-        ax.set_xlabel(trace.x)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from satsweep.analysis import Analysis, Dataset, sql
 from satsweep.analysis.dataset import t_quantile
+from satsweep.analysis.study import level_text
 from satsweep.design import TraceSettings
 from satsweep.theory import Reference, Theory, TheoryError
 
@@ -41,7 +42,9 @@ class CellResult:
 
     mean: float
     n: int
-    half_width: float | None  # t(1 - (1 - confidence)/2; n - 1) x s / sqrt(n); None if n < 2
+    # pooled: t(1 - (1 - confidence)/2; error dof) x s_e / sqrt(n); per cell: t(...; n - 1) x
+    # s / sqrt(n), None if n < 2 (see :func:`results_table`)
+    half_width: float | None
 
 
 @dataclass(frozen=True)
@@ -53,14 +56,22 @@ class ResultsTable:
     column_factor: str
     column_levels: tuple[str, ...]
     rows: tuple[tuple[tuple[str, ...], tuple[CellResult, ...]], ...]
+    pooled: bool = False  # the intervals use the model's pooled error, not each cell's runs
 
 
 def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     """The layout rule: the columns are the levels of the **last** factor of the analysis, the
     rows every combination of the levels of the others in factor order (the first varying
-    slowest); levels in order of first appearance. Cells hold the mean over the replications and,
-    with r >= 2, the half-width of its t-based interval at the analysis' confidence level."""
+    slowest); levels in order of first appearance. Cells hold the mean over the replications and
+    the half-width of its t-based interval at the analysis' confidence level: from the model's
+    pooled error (the ANOVA's error term, ``34-error_term.sql``: t with its degrees of freedom,
+    its standard error over sqrt(n)) when it has degrees of freedom, else from the cell's own
+    runs (t with n - 1, none with one run)."""
     factors = result.factors
+    # the pooled error is the estimate of the run-to-run spread that the effects' intervals use:
+    # with r = 2 a cell's own estimate has one degree of freedom (t = 6.31 at 90%)
+    se, t = result.standard_error, result.t_quantile
+    pooled = se is not None and t is not None
     cells = {
         cell.levels: cell
         for cell in data.cells(result.response, factors, by=result.by, group=result.group)
@@ -70,7 +81,9 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     def cell_result(key: tuple[str, ...]) -> CellResult:
         cell = cells[key]
         half = None
-        if cell.n >= 2 and cell.stddev is not None:
+        if se is not None and t is not None:
+            half = t * se / math.sqrt(cell.n)
+        elif cell.n >= 2 and cell.stddev is not None:
             half = t_quantile(result.confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
         return CellResult(cell.mean, cell.n, half)
 
@@ -78,7 +91,7 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
         (row, tuple(cell_result((*row, level)) for level in levels[-1]))
         for row in itertools.product(*levels[:-1])
     )
-    return ResultsTable(tuple(factors[:-1]), factors[-1], levels[-1], rows)
+    return ResultsTable(tuple(factors[:-1]), factors[-1], levels[-1], rows, pooled)
 
 
 def marginal_means(data: Dataset, result: Analysis, line: str, x: str) -> dict[str, list[float]]:
@@ -190,7 +203,7 @@ def trace_panels(
             series: dict[str, dict[str, list[Any]]] = {}
             for row in rows:
                 if row["config_id"] == run["config_id"]:
-                    key = str(row[trace.series]) if trace.series else ""
+                    key = level_text(row[trace.series]) if trace.series else ""
                     points = series.setdefault(key, {c: [] for c in (trace.x, *trace.y)})
                     for column in points:
                         points[column].append(row[column])
@@ -201,7 +214,7 @@ def trace_panels(
                         references += theory.references(trace.x, y, run)
                     except TheoryError:
                         pass
-            title = ", ".join(f"{f}={run[f]}" for f in factors)
+            title = ", ".join(f"{f}={level_text(run[f])}" for f in factors)
             panels.append(TracePanel(title, series, references))
         return panels
     finally:
@@ -246,7 +259,7 @@ def trace_mean_panels(
             sql.run(con, sql.TRACE_MEANS)
             # every y gives the same rows in the same order (57-trace_means.sql): x once
             for row in sql.rows(con, sql.created_table(sql.TRACE_MEANS)):
-                title = ", ".join(f"{f}={row[f]}" for f in panel_factors)
+                title = ", ".join(f"{f}={level_text(row[f])}" for f in panel_factors)
                 panel = panels.setdefault(row["panel_order"], TracePanel(title, {}, []))
                 most[row["panel_order"]] = max(most.get(row["panel_order"], 0), row["n"])
                 points = panel.series.setdefault(row["series"], {trace.x: []})

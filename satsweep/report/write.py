@@ -13,11 +13,13 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import duckdb
+import yaml
 
 import satsweep
 from satsweep import analysis
 from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
 from satsweep.analysis.study import StudyDesign, study_design
+from satsweep.design import Design, DesignError, with_analysis_of
 from satsweep.store import Store, StoreError
 from satsweep.report.document import (
     Block,
@@ -93,15 +95,12 @@ def _section(
         )
     )
     laid_out = results_table(data, result)
-    replicated = result.replications >= 2
-    over = (
-        "every run of the cell" if part is not None else f"the {result.replications} replications"
-    )
+    intervals = _intervals_short(result, laid_out)
     blocks.append(
         Block(
             "h4",
             f"Results: mean {study.label(result.response)}"
-            + (f" ± {pct} CI half-width over {over}" if replicated else " (one run per cell)"),
+            + (f" ± {intervals} half-width" if intervals else " (one run per cell)"),
         )
     )
     header = [
@@ -124,6 +123,7 @@ def _section(
         rows.append([*(levels or ("mean",)), *shown])
     n_row = max(1, len(laid_out.row_factors))
     blocks.append(table(header, rows, "l" * n_row + "r" * len(laid_out.column_levels)))
+    blocks.append(Block("p", _intervals_sentence(result, laid_out, part is not None)))
     if past:
         bounds = " and ".join(f"{b:g}" for b in sorted(past))
         blocks.append(
@@ -178,6 +178,42 @@ def _section(
     return blocks
 
 
+def _has_intervals(laid_out: ResultsTable) -> bool:
+    return any(c.half_width is not None for _, cells in laid_out.rows for c in cells)
+
+
+def _intervals_short(result: Analysis, laid_out: ResultsTable) -> str | None:
+    """The cells' intervals in a few words (a heading, a figure's title); None without any."""
+    pct = confidence_label(result.confidence)
+    if laid_out.pooled:
+        return f"{pct} CI (pooled error, {result.error_dof} dof)"
+    return f"{pct} CI (each cell's runs)" if _has_intervals(laid_out) else None
+
+
+def _intervals_sentence(result: Analysis, laid_out: ResultsTable, every_run: bool) -> str:
+    """Which error the cells' intervals (the table's ± and the curves' bars) use, in one
+    sentence: the model's pooled error where it has degrees of freedom, else each cell's runs."""
+    pct = confidence_label(result.confidence)
+    runs = "every run of the cell" if every_run else "its runs"
+    if laid_out.pooled:
+        return (
+            f"Intervals: each cell's {pct} interval uses the pooled error of the {result.model} "
+            f"model (the ANOVA's error term: standard error {number(result.standard_error)}, "
+            f"{result.error_dof} degrees of freedom, t = {result.t_quantile:.3f}) divided by "
+            f"the square root of the number of {runs}, not the cell's own replications alone."
+        )
+    if _has_intervals(laid_out):
+        return (
+            f"Intervals: the {result.model} model leaves no degrees of freedom for the error, so "
+            f"each cell's {pct} interval uses its own runs (t with n - 1 degrees of freedom, s "
+            "the cell's standard deviation); none where a cell has one run."
+        )
+    return (
+        f"Intervals: none (one run per cell, and the {result.model} model leaves no degrees of "
+        "freedom for the error)."
+    )
+
+
 def _curves(
     data: Dataset,
     heading: str,
@@ -195,7 +231,9 @@ def _curves(
         return []
     runs = data.cell_runs(result.response, result.factors, by=result.by, group=result.group)
     lines, references = curves(laid_out, x, runs, study_theory, result.response)
-    curves_figure(heading, result, lines, references, path, study)
+    curves_figure(
+        heading, result, lines, references, path, study, _intervals_short(result, laid_out)
+    )
     log(f"{REPORT_DIR}/{path.name}")
     blocks = [
         Block("img", path.name, header=(f"{result.response} against {laid_out.column_factor}",)),
@@ -247,16 +285,19 @@ def _curves_caption(result: Analysis, laid_out: ResultsTable) -> str:
         if laid_out.row_factors
         else "one line"
     )
-    if result.replications < 2:
+    points = (
+        "one run per cell, its value a point" if result.replications < 2
+        else f"each point the mean of a cell over its {result.replications} replications"
+    )  # fmt: skip
+    if not _has_intervals(laid_out):
         return (
-            f"{result.response} against {laid_out.column_factor}: one run per cell, its value "
-            f"a point (no intervals); {lines}."
+            f"{result.response} against {laid_out.column_factor}: {points} (no intervals); {lines}."
         )
+    error = "the model's pooled error" if laid_out.pooled else "the cell's own runs"
     return (
-        f"{result.response} against {laid_out.column_factor}: each point the mean of a cell "
-        f"over its {result.replications} replications, its bar the "
-        f"{confidence_label(result.confidence)} confidence interval of that mean (the results "
-        f"table's ± half-width); {lines}."
+        f"{result.response} against {laid_out.column_factor}: {points}, its bar the "
+        f"{confidence_label(result.confidence)} confidence interval of that mean from {error} "
+        f"(the results table's ± half-width); {lines}."
     )
 
 
@@ -311,7 +352,7 @@ def _traces(
                 f"band its {interval}."
             )
         name = f"trace-{i + 1}-{_slug(trace.table)}.png"
-        traces_figure(f"{store.study} · {title}", trace, panels, directory / name, factor_x)
+        traces_figure(f"{store.study} · {title}", trace, panels, directory / name, design, factor_x)
         log(f"{REPORT_DIR}/{name}")
         blocks.append(Block("p", caption))
         blocks.append(Block("img", name, header=(title,)))
@@ -414,21 +455,32 @@ def write_report(
     model: Model = analysis.DEFAULT_MODEL,
     confidence: float = analysis.DEFAULT_CONFIDENCE,
     log: Callable[[str], None] = lambda line: None,
+    design_file: str | os.PathLike[str] | None = None,
+    note: Callable[[str], None] = lambda line: None,
 ) -> Path:
     """Writes ``<results>/<study>/report/`` and returns the path of its ``index.html``.
 
     The defaults come from the design the store recorded (:func:`study_design`): the
     responses, ``by`` (``by=AUTO``; ``by=None`` means none) and the factors of its ``analysis``
     section, else every numeric summary field, none and its factors. A store without a
-    recorded design (made before satsweep kept it) needs ``responses`` and ``factors``. ``log``
-    gets the path of every file written. Raises :class:`ReportError` (nothing written) when the
+    recorded design (made before satsweep kept it) needs ``responses`` and ``factors``. The
+    ``analysis`` section (only that) is read from the design file as it is now when it differs
+    from the recorded one: ``design_file``, else the file the store recorded (when it still
+    exists and names the study); the report and ``note`` say so. ``log`` gets the path of every
+    file written. Raises :class:`ReportError` (nothing written) when the
     study has no store or no runs, or the analysis refuses the data.
     """
     try:
         store = Store.named(study, results)
-        design = study_design(store)
-    except StoreError as e:
+        edited = _edited_analysis(store, design_file)
+        design = study_design(store, edited)
+    except (StoreError, DesignError) as e:
         raise ReportError(str(e)) from None
+    if edited is not None:
+        note(
+            f"the analysis section of {edited.source} differs from the one recorded at run: "
+            "the report uses the file's (the factors and runs stay as recorded)"
+        )
     facts = _provenance(store)
     if by == AUTO:
         by = design.by if factors is None or design.by not in factors else None
@@ -468,8 +520,9 @@ def write_report(
             try:
                 os.chmod(built, 0o755)
                 blocks = _front_matter(
-                    study, facts, design, responses, factors, by, model, confidence, analyses
-                )
+                    study, facts, design, responses, factors, by, model, confidence, analyses,
+                    edited.source if edited is not None else None,
+                )  # fmt: skip
                 blocks += _precision(store, confidence)
                 blocks += _traces(store, design, study_theory, confidence, built, log)
                 for group, results_ in analyses.items():
@@ -492,6 +545,26 @@ def write_report(
     return target / "index.html"
 
 
+def _edited_analysis(store: Store, design_file: str | os.PathLike[str] | None) -> Design | None:
+    """The recorded design with the current ``analysis`` section of its design file
+    (:func:`with_analysis_of`) when that differs from the recorded one, else None: the file
+    given, or the one the store recorded when it still exists and names the study."""
+    recorded = store.design()
+    if recorded is None:
+        return None
+    if design_file is None:
+        source = (store.recorded() or {}).get("source")
+        try:  # a file gone, or since reused for another study, is not this study's any more
+            named = yaml.safe_load(Path(source).read_text()).get("study") if source else None
+        except (OSError, yaml.YAMLError, AttributeError):
+            named = None
+        if named != store.study:
+            return None
+        design_file = source
+    edited = with_analysis_of(design_file, recorded)
+    return None if edited.analysis == recorded.analysis else edited
+
+
 def _front_matter(
     study: str,
     facts: dict[str, str],
@@ -502,6 +575,7 @@ def _front_matter(
     model: str,
     confidence: float,
     analyses: dict[str | None, list[Analysis]],
+    edited_file: Path | None,
 ) -> list[Block]:
     groups = ", ".join(str(g) for g in analyses) if by is not None else "none (all runs together)"
     levels = {f: list(r.effects[f]) for r in next(iter(analyses.values())) for f in r.factors}
@@ -532,7 +606,12 @@ def _front_matter(
                 ["confidence", confidence_label(confidence)],
                 [
                     "defaults from",
-                    "the recorded design (design.json)" if design.recorded else "none",
+                    f"the analysis section of {edited_file}, edited since the run (the factors "
+                    "and runs as recorded in design.json)"
+                    if edited_file is not None
+                    else "the recorded design (design.json)"
+                    if design.recorded
+                    else "none",
                 ],
             ],
             "ll",
@@ -542,7 +621,9 @@ def _front_matter(
             f"Results tables: one row per combination of {' x '.join(factors[:-1]) or '(none)'} "
             f"(the first varying slowest), one column per level of {factors[-1]} (the last "
             "factor); each cell is the mean over the replications, with the half-width of its "
-            f"t-based {confidence_label(confidence)} confidence interval when there are 2 or more. "
+            f"t-based {confidence_label(confidence)} confidence interval: from the model's pooled "
+            "error (the ANOVA's error term) when it has degrees of freedom, else from the cell's "
+            "own replications (each section says which). "
             "Allocation of variation: percent of the total variation per term, the error last. "
             "Main effects: effect of each level (mean at the level minus the overall mean) with "
             "its confidence interval; * marks a level whose interval excludes 0. Figures: main "

@@ -2,6 +2,7 @@
 rows typed by the program's description, compaction and SQL views. Imports the design and
 engine rooms."""
 
+from satsweep.store.archive import ARCHIVE_SUFFIXES, is_archive, open_archive, write_archive
 from satsweep.store.export import SQL_MEMORY, SQL_TIMEOUT, export_query, memory_bytes, query
 from satsweep.store.files import write_atomically, write_csv, write_json, write_parquet
 from satsweep.store.layout import StoreError, results_dir
@@ -11,6 +12,7 @@ from satsweep.store.sql import add_functions, check_read_only, connect
 from satsweep.store.store import Store, studies
 
 __all__ = [
+    "ARCHIVE_SUFFIXES",
     "KEY_COLUMNS",
     "PROVENANCE_COLUMNS",
     "SQL_MEMORY",
@@ -22,10 +24,13 @@ __all__ = [
     "check_read_only",
     "connect",
     "export_query",
+    "is_archive",
     "memory_bytes",
+    "open_archive",
     "query",
     "results_dir",
     "studies",
+    "write_archive",
     "write_atomically",
     "write_csv",
     "write_json",

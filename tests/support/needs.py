@@ -76,5 +76,15 @@ def cluster() -> str:
     )
 
 
+def browser() -> str:
+    return "" if shutil.which("chromium") else "no chromium: ./setup.sh --with-browser installs it"
+
+
 #: marker -> why its need is missing ('' when it is not).
-MISSING = {"programs": programs, "omnetpp": omnetpp_build, "root": root, "cluster": cluster}
+MISSING = {
+    "programs": programs,
+    "omnetpp": omnetpp_build,
+    "root": root,
+    "cluster": cluster,
+    "browser": browser,
+}

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import yaml
 
+from satsweep.design import load_design
+from satsweep.store import Store
+from satsweep.workflow.jobs import simulate_run
 from tests.support import REPO
 
 #: The contract's example program: an M/M/1 queue (its waits as a table).
@@ -33,6 +36,23 @@ def sweep_file(folder: Path, study: str, replications: int, delay: float) -> Pat
     path = folder / f"{study}-{replications}.yaml"
     path.write_text(yaml.safe_dump(design, sort_keys=False))
     return path
+
+
+def stored_study(folder: Path, design: str) -> Path:
+    """The design text ``design`` written to ``folder/<its study>.yaml``, recorded in
+    ``folder/results``, its runs made as a workflow job makes them (without Snakemake) and
+    compacted: the results folder."""
+    path = folder / f"{yaml.safe_load(design)['study']}.yaml"
+    path.write_text(design)
+    results = folder / "results"
+    loaded = load_design(path)
+    store = Store.of(loaded, results)
+    loaded = store.bind(loaded)
+    store.record(loaded)
+    for run in loaded.runs():
+        assert simulate_run(loaded, run, store) is None
+    store.collect(loaded)
+    return results
 
 
 #: What a full-disk script starts with: $DIR is a 16 MB tmpfs; `run` is `satsweep run` of

@@ -1,0 +1,166 @@
+"""``satsweep verify`` and ``satsweep archive``: reruns that prove themselves, and a study in
+one file that they can be proved from."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from satsweep.cli.common import (
+    Subparsers,
+    add_results_option,
+    error,
+    positive,
+    study_name,
+)
+from satsweep.store import (
+    ARCHIVE_SUFFIXES,
+    Store,
+    StoreError,
+    is_archive,
+    open_archive,
+    results_dir,
+    write_archive,
+)
+from satsweep.workflow.verify import Verification, VerifyError, verify
+
+
+def add(commands: Subparsers) -> None:
+    """Adds ``verify`` and ``archive``."""
+    p = commands.add_parser(
+        "verify",
+        help="rerun stored runs (all, or --sample N) elsewhere and say field by field whether "
+        "they reproduce exactly",
+        description=_verify.__doc__,
+    )
+    p.add_argument(
+        "study",
+        metavar="STUDY",
+        help="the design's YAML file, the study's name (its store in --results), or an "
+        "archive of it (satsweep archive: .tar.gz)",
+    )
+    add_results_option(p)
+    p.add_argument(
+        "--sample",
+        type=positive,
+        metavar="N",
+        help="rerun N runs chosen at random (default: every run)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="the seed that chooses the --sample (default: a new one, printed to repeat it)",
+    )
+    p.set_defaults(func=_verify)
+
+    p = commands.add_parser(
+        "archive",
+        help="write the study to one file: design, Parquet store, program description and "
+        "hashes, environment",
+        description=_archive.__doc__,
+    )
+    p.add_argument(
+        "study",
+        metavar="STUDY",
+        help="the design's YAML file or the study's name (its store in --results)",
+    )
+    add_results_option(p)
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="the archive to write, ending in .tar.gz or .tgz (default: <results>/<study>.tar.gz)",
+    )
+    p.set_defaults(func=_archive)
+
+
+@contextlib.contextmanager
+def _store(text: str, results: str | None) -> Iterator[Store]:
+    """The store of a STUDY argument: an archive unpacked for the while, else the study's."""
+    if is_archive(text) and Path(text).is_file():
+        with open_archive(Path(text)) as store:
+            yield store
+        return
+    name = study_name(
+        text, results, f"a design's YAML file or an archive ({', '.join(ARCHIVE_SUFFIXES)})"
+    )
+    yield Store(results_dir(results) / name)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """`satsweep verify`: reruns a study's stored runs (every one, or a sample chosen at random)
+    the way `run` made them (the recorded design, program and --run) into a temporary
+    directory, never into the store, and compares every field of each with the stored one.
+    Names the program's sha256 and the environment (satsweep, git commit, host) where they
+    differ from what the runs record. Exit 0 when every run reproduces exactly, 1 otherwise."""
+    try:
+        with _store(args.study, args.results) as store:
+            said = "every run" if args.sample is None else f"{args.sample} runs at random"
+            print(f"rerunning {said} of study '{store.study}' in a temporary directory",
+                  file=sys.stderr)  # fmt: skip
+            result = verify(store, args.sample, args.seed, log=lambda line: print(line))
+    except (StoreError, VerifyError) as e:
+        error("verify", e)
+        return 2
+    _say(result, args.study)
+    return 0 if result.reproduced else 1
+
+
+#: The differences shown per run; the rest are counted.
+_MOST_SHOWN = 20
+
+
+def _say(result: Verification, study: str) -> None:
+    """The differences, the environment's, the seed and the count."""
+    for check in result.checks:
+        if check.reproduced:
+            continue
+        where = f"{check.config_id}/r{check.replication}"
+        if check.failure:
+            print(f"{where}: {check.failure}")
+        for name, stored, rerun in check.differences[:_MOST_SHOWN]:
+            print(f"{where}: {name}: stored {stored!r}, rerun {rerun!r}")
+        if len(check.differences) > _MOST_SHOWN:  # a table may differ in every row
+            print(f"{where}: ... and {len(check.differences) - _MOST_SHOWN} more differences")
+    for column, stored, now in result.environment:
+        print(f"environment: {column}: the runs record {', '.join(map(str, stored))}; now {now}")
+    if result.seed is not None:
+        print(f"sample chosen with --seed {result.seed} (satsweep verify {study} --sample "
+              f"{len(result.checks)} --seed {result.seed} reruns it)")  # fmt: skip
+    same = sum(c.reproduced for c in result.checks)
+    print(f"{same} of {len(result.checks)} runs reproduce exactly")
+
+
+def _archive(args: argparse.Namespace) -> int:
+    """`satsweep archive`: writes the study to one tar.gz: its design.json, its Parquet tables,
+    the program's description and hashes, the design file and the environment's packages
+    (pip freeze's form). The store is only read; the file is written whole or not at all.
+    `satsweep verify ARCHIVE` reruns from it."""
+    try:
+        name = study_name(args.study, args.results)
+    except StoreError as e:
+        error("archive", e)
+        return 2
+    store = Store(results_dir(args.results) / name)
+    target = Path(args.output) if args.output else store.root.with_name(f"{name}.tar.gz")
+    if not is_archive(target.name):
+        error(
+            "archive", f"-o {target}: allowed: a file name ending in {', '.join(ARCHIVE_SUFFIXES)}"
+        )
+        return 2
+    if target.absolute().is_relative_to(store.root.absolute()):
+        error("archive", f"-o {target}: inside the store {store.root}, which archive never "
+              "changes; allowed: a path outside it")  # fmt: skip
+        return 2
+    try:
+        names = write_archive(store, target)
+    except StoreError as e:
+        error("archive", e)
+        return 2
+    for entry in names:
+        print(f"  {entry}", file=sys.stderr)
+    print(target)
+    return 0

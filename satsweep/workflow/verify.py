@@ -1,0 +1,183 @@
+"""``satsweep verify``: reruns stored runs and says, field by field, whether they reproduce.
+
+Each chosen run is made again the way a workflow job makes it (:func:`~satsweep.workflow.jobs.
+simulate_run`: the design's program, the run's parameters and its ``--run``) into a store in a
+temporary directory, never into the study's; its run row and its tables' rows are then compared
+with the stored ones, value by value. The program found now is named when its sha256 is not the
+one the runs record, and so is every other provenance column that differs (satsweep's version,
+the git commit, the host): the causes a difference may have.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from satsweep.design import Design, Run
+from satsweep.engine import PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, Program, ProgramError
+from satsweep.store import Store, StoreError
+from satsweep.workflow.jobs import provenance, simulate_run
+
+__all__ = ["Check", "Verification", "VerifyError", "verify"]
+
+#: The provenance columns that describe the environment (the rest say when and how long).
+ENVIRONMENT = tuple(c for c in PROVENANCE_COLUMNS if c not in ("started_at", "elapsed_seconds"))
+
+
+class VerifyError(Exception):
+    """The runs cannot be rerun (no runs, no recorded design, no program); says why."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One rerun: its run, the fields whose values differ (field, stored, rerun) and, when the
+    rerun failed, why."""
+
+    config_id: str
+    replication: int
+    run: int
+    differences: list[tuple[str, Any, Any]] = field(default_factory=list)
+    failure: str | None = None
+
+    @property
+    def reproduced(self) -> bool:
+        return self.failure is None and not self.differences
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The reruns, the seed that chose them (None: all), and the environment's differences:
+    (provenance column, the values the chosen runs record, the value now)."""
+
+    checks: list[Check]
+    seed: int | None
+    environment: list[tuple[str, list[Any], Any]]
+
+    @property
+    def reproduced(self) -> bool:
+        return all(c.reproduced for c in self.checks)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Exactly equal; NaN equals NaN (a program may report one, and must again)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def _program(design: Design, recorded: dict[str, Any]) -> Program:
+    """The recorded design's program as found now: by the name or path the design gives it,
+    relative to the recorded design file's folder (as `run` found it), else at the path the
+    store recorded."""
+    source = recorded.get("source")
+    base = Path(source).parent if source else Path.cwd()
+    try:
+        return Program.find(design.program, base, design.adapter_options)
+    except ProgramError as first:
+        path = Path(recorded.get("program", {}).get("path", ""))
+        if path.is_file():
+            return Program.at(path)
+        raise VerifyError(f"program: {first}") from None
+
+
+def _rows(path: Path, where: Callable[[dict[str, Any]], bool] | None = None) -> list[dict]:
+    if not path.is_file():
+        return []
+    rows = pq.read_table(path).to_pylist()
+    return [r for r in rows if where is None or where(r)]
+
+
+def _compare(stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str]) -> list:
+    """The fields of two rows whose values differ: (field, stored, rerun)."""
+    names = [k for k in dict.fromkeys([*stored, *rerun]) if k not in skip]
+    return [
+        (k, stored.get(k), rerun.get(k)) for k in names if not _same(stored.get(k), rerun.get(k))
+    ]
+
+
+def _check(design: Design, row: dict[str, Any], store: Store, scratch: Store) -> Check:
+    """Reruns the stored run ``row`` into ``scratch`` and compares it with ``store``'s rows."""
+    cid, k = row["config_id"], row["replication"]
+    try:
+        run: Run = design.configuration(cid).run(design, k)
+    except (KeyError, ValueError):
+        return Check(cid, k, row["run"], failure="not a configuration of the recorded design")
+    if run.run != row["run"]:
+        return Check(cid, k, row["run"], [("run", row["run"], run.run)],
+                     "its recorded --run is not the one the design gives it")  # fmt: skip
+    problem = simulate_run(design, run, scratch)
+    if problem is not None:
+        return Check(cid, k, run.run, failure=problem)
+    differences = _compare(row, _rows(scratch.run_file(run))[0], list(PROVENANCE_COLUMNS))
+    for table in design.describe.tables:
+        mine = _rows(scratch.run_file(run, f".{table}.parquet"))
+        theirs = _rows(
+            store.table(table), lambda r: r["config_id"] == cid and r["replication"] == k
+        )
+        if len(mine) != len(theirs):
+            differences.append((f"{table}: rows", len(theirs), len(mine)))
+            continue
+        for i, (a, b) in enumerate(zip(theirs, mine, strict=True)):
+            differences += [
+                (f"{table}[{i}].{name}", x, y) for name, x, y in _compare(a, b, TABLE_KEY_COLUMNS)
+            ]
+    return Check(cid, k, run.run, differences)
+
+
+def verify(
+    store: Store,
+    sample: int | None = None,
+    seed: int | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> Verification:
+    """Reruns ``sample`` of the store's runs chosen at random with ``seed`` (a new one, which
+    the result keeps, when None), or every run (``sample`` None), each into a store in a
+    temporary directory, and compares them with the stored ones (:class:`Check`). ``log`` gets
+    a line per rerun. The study's store is only read. Raises :class:`VerifyError` when there is
+    nothing to rerun or no way to."""
+    try:
+        design, recorded = store.design(), store.recorded()
+    except StoreError as e:
+        raise VerifyError(str(e)) from None
+    if design is None or recorded is None:
+        raise VerifyError(f"{store.root} has no recorded design (design.json): nothing to rerun")
+    rows = _rows(store.runs_table)
+    if not rows:
+        raise VerifyError(f"study '{store.study}' has no finished runs ({store.runs_table})")
+    if sample is not None:
+        seed = secrets.randbelow(2**31) if seed is None else seed
+        rows = random.Random(seed).sample(rows, min(sample, len(rows)))
+    else:
+        seed = None
+    program = _program(design, recorded)
+    design = design.model_copy()
+    design._executable = program
+    # the provenance's git state is the one of the design file's folder, as at run
+    design._source = Path(recorded.get("source") or store.design_file)
+    now = provenance(design)
+    environment = [
+        (column, sorted({r.get(column) for r in rows}, key=str), now[column])
+        for column in ENVIRONMENT
+        if column in now and any(r.get(column) != now[column] for r in rows)
+    ]
+    scratch_dir = Path(tempfile.mkdtemp(prefix="satsweep-verify-"))
+    try:
+        scratch = Store(scratch_dir / store.study)
+        checks = []
+        for row in sorted(rows, key=lambda r: (r["config_id"], r["replication"])):
+            check = _check(design, row, store, scratch)
+            log(f"{check.config_id}/r{check.replication} (--run={check.run}): "
+                + ("reproduced" if check.reproduced else "DIFFERS"))  # fmt: skip
+            checks.append(check)
+    finally:
+        shutil.rmtree(scratch_dir, ignore_errors=True)
+    return Verification(checks, seed, environment)
