@@ -75,6 +75,18 @@ def test_description_is_read_and_typed(tmp_path):
     assert d.estimated_seconds({"n": 4}) == 2.0 * 4  # mode's default
 
 
+def test_a_cost_hint_takes_the_defaults_a_choice_presets(tmp_path):
+    """A program whose choice presets another default of a `per` parameter says so in the
+    hint's `defaults` (sabt: e2's 10 s, not fig's 4000): a run that does not set it is
+    estimated with the choice's value, one that sets it with its own."""
+    described = json.loads(json.dumps(DESCRIBE))
+    described["cost"]["defaults"] = {"a": {"n": 10}, "b": {"n": 2}}
+    d = Program.at(toy(tmp_path, described)).description
+    assert d.estimated_seconds({"mode": "b"}) == 3.0 * 2  # b presets n = 2, not n's 10
+    assert d.estimated_seconds({"mode": "b", "n": 5}) == 3.0 * 5  # set by the run
+    assert d.estimated_seconds({}) == 2.0 * 10  # mode's default, a's preset
+
+
 @pytest.mark.parametrize(
     ("name", "value", "allowed"),
     [

@@ -278,11 +278,14 @@ class Parameter(Column):
 class Cost(_Model):
     """An optional estimate of one run's core-seconds, only to order and batch jobs:
     ``seconds`` (one number, or with ``by`` one per value of that parameter) times the product
-    of the values of the ``per`` parameters."""
+    of the values of the ``per`` parameters. A ``per`` parameter a run does not set takes
+    ``defaults[value of by][name]`` when given (a choice that presets other defaults, e.g. a
+    scenario's simulated time), else its declared default."""
 
     per: list[str] = []
     by: str | None = None
     seconds: float | dict[str, float]
+    defaults: dict[str, dict[str, float]] = {}
 
 
 class Description(_Model):
@@ -326,6 +329,13 @@ class Description(_Model):
             for name in [*self.cost.per, *([self.cost.by] if self.cost.by else [])]:
                 if name not in names:
                     raise ValueError(f"cost: '{name}' is not a parameter")
+            for choice, values in self.cost.defaults.items():
+                for name in values:
+                    if name not in self.cost.per:
+                        raise ValueError(
+                            f"cost: defaults: {choice}: '{name}' is not one of per: "
+                            f"{', '.join(self.cost.per) or '(none)'}"
+                        )
         return self
 
     def changes_since(self, recorded: Mapping[str, Any]) -> list[str]:
@@ -370,12 +380,15 @@ class Description(_Model):
             return params.get(name, parameter.default if parameter else None)
 
         seconds = self.cost.seconds
+        preset: Mapping[str, float] = {}
         if isinstance(seconds, dict):
-            rates = list(seconds.values())
-            seconds = seconds.get(value_text(value(self.cost.by)), max(rates, default=1.0))
+            choice = value_text(value(self.cost.by))
+            preset = self.cost.defaults.get(choice, {})
+            seconds = seconds.get(choice, max(seconds.values(), default=1.0))
         for name in self.cost.per:
             try:
-                seconds *= float(value(name))  # type: ignore[arg-type]
+                given = params.get(name, preset.get(name, value(name)))
+                seconds *= float(given)  # type: ignore[arg-type]
             except (TypeError, ValueError):  # no default: the factor is unknown
                 continue
         return seconds
