@@ -8,7 +8,11 @@
 --   B_T  = sum over the level combinations g of T of (runs at g) x (mean at g - overall mean)^2,
 -- B_T being the variation between the margins of T, which holds SS_T and the SS of all terms
 -- inside T (the terms of a balanced design are orthogonal, so the alternating sum isolates SS_S).
--- Expects: tables summary, cells, cell_levels, factors.
+-- In a fraction (24-aliases.sql) only one term per alias set is kept, its representative (the
+-- word of fewest factors): its SS is the set's, n x q^2 for the sign table's estimate q (no
+-- subset of a representative is aliased with another or with I, so its margins are a full
+-- factorial and the same alternating sum holds). A full factorial has no aliases: every term.
+-- Expects: tables summary, cells, cell_levels, factors, aliases.
 -- Output: term ('a', 'a:b', 'a:b:c': factor names in factor order), "order" (number of factors),
 -- positions (their positions), ss, dof (product of N_A - 1 over the term's factors).
 CREATE OR REPLACE TEMP TABLE sums_of_squares AS
@@ -26,6 +30,7 @@ terms AS (
         product(f.n_levels - 1)::BIGINT AS dof
     FROM masks AS m
     JOIN factors AS f ON (m.mask >> (f.position - 1)) & 1 = 1
+    WHERE m.mask NOT IN (SELECT word FROM aliases WHERE word <> representative)
     GROUP BY m.mask
 ),
 cell_keys AS (
@@ -36,10 +41,12 @@ cell_keys AS (
     GROUP BY c.cell_id, c.cell_mean
 ),
 margins AS (
-    -- mean response at every level combination of every subset of factors
+    -- mean response at every level combination of every subset of the terms' factors
     SELECT t.mask, avg(k.cell_mean) AS margin_mean, count(*) AS n_cells
-    FROM terms AS t, cell_keys AS k
-    GROUP BY t.mask, list_select(k.levels, t.positions)
+    FROM (SELECT mask FROM masks) AS t, cell_keys AS k
+    GROUP BY t.mask, list_select(
+        k.levels, list_filter(range(1, len(k.levels) + 1), p -> (t.mask >> (p - 1)) & 1 = 1)
+    )
 ),
 between_margins AS (
     SELECT m.mask, sum(m.n_cells * s.replications * (m.margin_mean - s.mean) ^ 2) AS b

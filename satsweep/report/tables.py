@@ -52,14 +52,16 @@ class ResultsTable:
     row_factors: tuple[str, ...]
     column_factor: str
     column_levels: tuple[str, ...]
-    rows: tuple[tuple[tuple[str, ...], tuple[CellResult, ...]], ...]
+    # a cell a fraction does not run is None; a row without any cell is left out
+    rows: tuple[tuple[tuple[str, ...], tuple[CellResult | None, ...]], ...]
 
 
 def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     """The layout rule: the columns are the levels of the **last** factor of the analysis, the
     rows every combination of the levels of the others in factor order (the first varying
     slowest); levels in order of first appearance. Cells hold the mean over the replications and,
-    with r >= 2, the half-width of its t-based interval at the analysis' confidence level."""
+    with r >= 2, the half-width of its t-based interval at the analysis' confidence level; in a
+    fraction the combinations it does not run are None, and rows of none are left out."""
     factors = result.factors
     cells = {
         cell.levels: cell
@@ -67,17 +69,18 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     }
     levels = [tuple(result.effects[f]) for f in factors]
 
-    def cell_result(key: tuple[str, ...]) -> CellResult:
-        cell = cells[key]
+    def cell_result(key: tuple[str, ...]) -> CellResult | None:
+        cell = cells.get(key)
+        if cell is None:  # a fraction runs some combinations only (analyze checks which)
+            return None
         half = None
         if cell.n >= 2 and cell.stddev is not None:
             half = t_quantile(result.confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
         return CellResult(cell.mean, cell.n, half)
 
-    rows = tuple(
-        (row, tuple(cell_result((*row, level)) for level in levels[-1]))
-        for row in itertools.product(*levels[:-1])
-    )
+    laid = ((row, tuple(cell_result((*row, level)) for level in levels[-1]))
+            for row in itertools.product(*levels[:-1]))  # fmt: skip
+    rows = tuple((row, row_cells) for row, row_cells in laid if any(row_cells))
     return ResultsTable(tuple(factors[:-1]), factors[-1], levels[-1], rows)
 
 
