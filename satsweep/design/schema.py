@@ -197,6 +197,8 @@ class FractionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     generators: list[str] | None = Field(default=None, min_length=1)
     resolution: int | None = Field(default=None, ge=3, le=64)
+    # what design.json records beside the generators; when given, it must be theirs
+    defining_relation: list[str] | None = None
 
     @model_validator(mode="after")
     def _asked(self) -> FractionSettings:
@@ -217,6 +219,12 @@ class FractionSettings(BaseModel):
             fraction = Fraction.from_text(names, self.generators)
         else:
             fraction = choose_generators(names, self.resolution or 3)
+        if self.defining_relation not in (None, fraction.defining_text()):
+            raise FractionError(
+                f"defining_relation {self.defining_relation} is not the one of generators "
+                f"{fraction.generator_text()} ({fraction.defining_text()}); allowed: theirs, or "
+                "none (satsweep records it)"
+            )
         got, asked = fraction.resolution, self.resolution or 3
         if got is not None and got < asked:
             raise FractionError(
@@ -568,7 +576,13 @@ class Design(BaseModel):
         options as keys of their own, as the adapter records them: designs of other programs
         hash as they always did."""
         # the other designs' fields only when used: the designs before them hash as they did
-        unused = {"listed": self.listed is None, "fraction": True, "exclude": not self.exclude}
+        # (a list's factors come from it: it records the list alone)
+        unused = {
+            "listed": self.listed is None,
+            "factors": self.listed is not None,
+            "fraction": True,
+            "exclude": not self.exclude,
+        }
         resolved = self.model_dump(
             mode="json",
             by_alias=True,
