@@ -21,7 +21,7 @@ masks AS (
     -- every non-empty subset of the k factors as a bit mask (bit p-1 = factor at position p)
     SELECT unnest(range(1::BIGINT, 1::BIGINT << count(*))) AS mask FROM factors
 ),
-terms AS (
+subsets AS (
     SELECT
         m.mask,
         list(f.position ORDER BY f.position) AS positions,
@@ -30,8 +30,12 @@ terms AS (
         product(f.n_levels - 1)::BIGINT AS dof
     FROM masks AS m
     JOIN factors AS f ON (m.mask >> (f.position - 1)) & 1 = 1
-    WHERE m.mask NOT IN (SELECT word FROM aliases WHERE word <> representative)
     GROUP BY m.mask
+),
+terms AS (
+    -- a fraction's terms: one per alias set (every subset in a full factorial)
+    FROM subsets
+    WHERE mask NOT IN (SELECT word FROM aliases WHERE word <> representative)
 ),
 cell_keys AS (
     SELECT c.cell_id, c.cell_mean, list(cl.level ORDER BY f.position) AS levels
@@ -41,12 +45,10 @@ cell_keys AS (
     GROUP BY c.cell_id, c.cell_mean
 ),
 margins AS (
-    -- mean response at every level combination of every subset of the terms' factors
+    -- mean response at every level combination of every subset of factors
     SELECT t.mask, avg(k.cell_mean) AS margin_mean, count(*) AS n_cells
-    FROM (SELECT mask FROM masks) AS t, cell_keys AS k
-    GROUP BY t.mask, list_select(
-        k.levels, list_filter(range(1, len(k.levels) + 1), p -> (t.mask >> (p - 1)) & 1 = 1)
-    )
+    FROM subsets AS t, cell_keys AS k
+    GROUP BY t.mask, list_select(k.levels, t.positions)
 ),
 between_margins AS (
     SELECT m.mask, sum(m.n_cells * s.replications * (m.margin_mean - s.mean) ^ 2) AS b
