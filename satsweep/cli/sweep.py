@@ -353,6 +353,14 @@ def _plan(args: argparse.Namespace) -> int:
         + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
         highlight=False,
     )
+    if (fraction := design.fractional) is not None:
+        k, p = len(design.factors), len(fraction.generators)
+        console.print(
+            f"a 2^({k}-{p}) fraction of resolution {fraction.resolution} (the full design: "
+            f"{2**k} configurations); generators {', '.join(fraction.generator_text())}; "
+            f"defining relation I = {' = '.join(fraction.defining_text()[1:])}",
+            highlight=False,
+        )
     estimate = sweep.estimate_seconds(state, args.cores)
     hinted = sweep.hinted_seconds(state, args.cores) if estimate is None else None
     if estimate is None and hinted is None:
