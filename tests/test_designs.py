@@ -87,15 +87,24 @@ def test_a_full_design_hashes_as_before(tmp_path: Path) -> None:
     ("body", "message"),
     [
         (FIVE + 'fraction: {generators: ["d = a"]}\n', r"fraction: .*resolution 2 .*main effects"),
-        (FIVE + 'fraction: {generators: ["d = a:b", "e = a:c"], resolution: 4}\n',
-         r"fraction: .*resolution 3 .*below the resolution asked"),  # fmt: skip
+        (
+            FIVE + 'fraction: {generators: ["d = a:b", "e = a:c"], resolution: 4}\n',
+            r"fraction: .*resolution 3 .*below the resolution asked",
+        ),  # fmt: skip
         (FIVE + 'fraction: {generators: ["d = a:x"]}\n', r"fraction: .*'x' is not a factor"),
         (FIVE + "fraction: {}\n", r"fraction: give generators"),
-        (FIVE + "fraction: {resolution: 2}\n", r"fraction.resolution: .*allowed: an integer from 3"),
-        ("factors: {a: [lo, hi], b: [1, 2, 3]}\nfraction: {resolution: 3}\n",
-         r"fraction: factor 'b' has 3 levels; allowed: two levels"),  # fmt: skip
-        (FIVE + 'fraction: {generators: ["d = a:b:c"]}\nexclude: [{a: 1}]\n',
-         r"exclude: not with a fraction"),  # fmt: skip
+        (
+            FIVE + "fraction: {resolution: 2}\n",
+            r"fraction.resolution: .*allowed: an integer from 3",
+        ),
+        (
+            "factors: {a: [lo, hi], b: [1, 2, 3]}\nfraction: {resolution: 3}\n",
+            r"fraction: factor 'b' has 3 levels; allowed: two levels",
+        ),  # fmt: skip
+        (
+            FIVE + 'fraction: {generators: ["d = a:b:c"]}\nexclude: [{a: 1}]\n',
+            r"exclude: not with a fraction",
+        ),  # fmt: skip
     ],
 )
 def test_bad_fractions_are_refused_naming_the_field(
@@ -162,8 +171,10 @@ def test_a_list_of_configurations(tmp_path: Path) -> None:
     [
         ("configurations: [{a: 1, b: 1}, {a: 1}]\n", r"configurations\[1\] sets a; allowed"),
         ("configurations: [{a: 1}, {a: 1.0}]\n", r"configurations\[1\] is configurations\[0\]"),
-        ("configurations: [{a: 1, x: 2}]\n",
-         r"configurations\[0\].x: unknown parameter 'x' of effects"),  # fmt: skip
+        (
+            "configurations: [{a: 1, x: 2}]\n",
+            r"configurations\[0\].x: unknown parameter 'x' of effects",
+        ),  # fmt: skip
         ("configurations: [{a: 3}]\n", r"configurations\[0\].a: 3 is not"),
         ("configurations: [{a: 1}]\nfixed: {a: 1}\n", r"fixed.a: 'a' is also a factor"),
         (FIVE + "configurations: [{a: 1}]\n", r"give factors or configurations, not both"),

@@ -61,7 +61,9 @@ def test_a_full_design_s_numbers_are_today_s() -> None:
 def _run(tmp_path: Path, study: str, body: str) -> Path:
     path = tmp_path / f"{study}.yaml"
     path.write_text(f"study: {study}\nprogram: {EFFECTS}\n{body}")
-    result = sweep.run(load_design(path), cores=2, results=tmp_path / "results", warn=lambda _: None)
+    result = sweep.run(
+        load_design(path), cores=2, results=tmp_path / "results", warn=lambda _: None
+    )
     assert result.ok
     return tmp_path / "results" / study / "runs.parquet"
 
@@ -114,9 +116,7 @@ def _sign_table(runs: Path) -> dict[frozenset[str], float]:
     }
 
 
-@pytest.mark.parametrize(
-    "source", ["tables", pytest.param("stores", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("source", ["tables", pytest.param("stores", marks=pytest.mark.slow)])
 def test_the_fraction_s_estimates_are_the_full_design_s_alias_sums(source, request) -> None:
     runs = request.getfixturevalue(source)
     q = _sign_table(runs["full"])
@@ -124,7 +124,9 @@ def test_the_fraction_s_estimates_are_the_full_design_s_alias_sums(source, reque
     recorded = json.loads((runs["fraction"].parent / "design.json").read_text())
     defining = recorded["design"]["fraction"]["defining_relation"]
     assert defining == ["I", "a:b:d", "-a:c:e", "-b:c:d:e"]
-    words = [(frozenset(w.lstrip("-").split(":")), -1 if w.startswith("-") else 1) for w in defining[1:]]
+    words = [
+        (frozenset(w.lstrip("-").split(":")), -1 if w.startswith("-") else 1) for w in defining[1:]
+    ]
 
     def alias_sum(word: frozenset[str]) -> float:
         return q[word] + sum(s * q[word ^ d] for d, s in words if word ^ d)
@@ -194,18 +196,17 @@ def _parquet(tmp_path: Path, rows: list[dict]) -> Path:
 def test_aliased_factors_and_a_fraction_missing_a_cell_are_refused(tmp_path: Path) -> None:
     # a list of configurations where b always equals a: resolution II
     rows = [{"a": a, "b": a, "c": c, "y": float(a + c)} for a in (-1, 1) for c in (-1, 1)]
-    with Dataset.open(_parquet(tmp_path, rows)) as data, pytest.raises(
-        AnalysisError, match=r"factors 'a' and 'b' are aliased \(I = a:b\)"
+    with (
+        Dataset.open(_parquet(tmp_path, rows)) as data,
+        pytest.raises(AnalysisError, match=r"factors 'a' and 'b' are aliased \(I = a:b\)"),
     ):
         data.analyze("y", ["a", "b", "c"])
     # the half fraction I = a:b:c without one of its four cells
-    rows = [
-        {"a": a, "b": b, "c": a * b, "y": 1.0}
-        for a, b in [(-1, -1), (-1, 1), (1, -1)]
-    ]
+    rows = [{"a": a, "b": b, "c": a * b, "y": 1.0} for a, b in [(-1, -1), (-1, 1), (1, -1)]]
     rows += [{"a": -1, "b": -1, "c": -1, "y": 2.0}]  # and one outside it: no fraction at all
-    with Dataset.open(_parquet(tmp_path, rows)) as data, pytest.raises(
-        AnalysisError, match=r"not a full factorial design: no runs for cell"
+    with (
+        Dataset.open(_parquet(tmp_path, rows)) as data,
+        pytest.raises(AnalysisError, match=r"not a full factorial design: no runs for cell"),
     ):
         data.analyze("y", ["a", "b", "c"])
     rows = [
@@ -213,10 +214,16 @@ def test_aliased_factors_and_a_fraction_missing_a_cell_are_refused(tmp_path: Pat
         for a, b in [(-1, -1), (-1, 1), (1, -1), (1, 1)]
         for _ in (1, 2)
     ] + [{"a": a, "b": b, "c": a * b, "d": -1, "y": 2.0} for a, b in [(-1, -1), (-1, 1), (1, -1)]]
-    rows += [{"a": 1, "b": 1, "c": 1, "d": -1, "y": 2.0}, {"a": 1, "b": 1, "c": 1, "d": -1, "y": 2.0}]
+    rows += [
+        {"a": 1, "b": 1, "c": 1, "d": -1, "y": 2.0},
+        {"a": 1, "b": 1, "c": 1, "d": -1, "y": 2.0},
+    ]
     rows = [r for r in rows if not (r["a"] == -1 and r["b"] == 1 and r["d"] == -1)]
-    with Dataset.open(_parquet(tmp_path, rows)) as data, pytest.raises(
-        AnalysisError, match=r"not a complete fraction \(I = .*a:b:c.*\): no runs for cell"
+    with (
+        Dataset.open(_parquet(tmp_path, rows)) as data,
+        pytest.raises(
+            AnalysisError, match=r"not a complete fraction \(I = .*a:b:c.*\): no runs for cell"
+        ),
     ):
         data.analyze("y", ["a", "b", "c", "d"])
 
@@ -244,4 +251,6 @@ def test_a_precision_campaign_on_a_fraction(tmp_path: Path) -> None:
     assert analysis.defining_relation is not None
     for levels in analysis.effects.values():  # Jain's s_q = se / sqrt(n) for every estimate
         for e in levels.values():
-            assert e.ci[1] - e.effect == pytest.approx(t * analysis.standard_error / math.sqrt(8 * r))
+            assert e.ci[1] - e.effect == pytest.approx(
+                t * analysis.standard_error / math.sqrt(8 * r)
+            )

@@ -327,7 +327,9 @@ class Dataset:
             for row in sql.rows(con, "aliases")
             if row["word"] == row["representative"]
         }
-        defining = [row["alias_set"] for row in sql.rows(con, "aliases") if row["representative"] == 0]
+        defining = [
+            row["alias_set"] for row in sql.rows(con, "aliases") if row["representative"] == 0
+        ]
         return Analysis(
             response=response,
             factors=factors,

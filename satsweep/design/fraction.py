@@ -94,9 +94,10 @@ class Fraction:
             if generated.count(target) > 1:
                 raise FractionError(f"{text!r}: {names[target]} is generated twice")
             if used := [names[i] for i in generated if mask >> i & 1]:
+                base = ", ".join(n for i, n in enumerate(names) if i not in generated)
                 raise FractionError(
                     f"{text!r}: {used[0]} is generated itself; allowed: words of the factors "
-                    f"no generator sets ({', '.join(n for i, n in enumerate(names) if i not in generated)})"
+                    f"no generator sets ({base})"
                 )
         return cls(tuple(names), tuple(parsed))
 

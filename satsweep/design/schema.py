@@ -203,7 +203,9 @@ class FractionSettings(BaseModel):
     @model_validator(mode="after")
     def _asked(self) -> FractionSettings:
         if self.generators is None and self.resolution is None:
-            raise ValueError("give generators (e.g. ['D = A:B:C']), a resolution (3, 4, ...) or both")
+            raise ValueError(
+                "give generators (e.g. ['D = A:B:C']), a resolution (3, 4, ...) or both"
+            )
         return self
 
     def build(self, factors: dict[str, list[Any]]) -> Fraction:
@@ -227,11 +229,13 @@ class FractionSettings(BaseModel):
             )
         got, asked = fraction.resolution, self.resolution or 3
         if got is not None and got < asked:
+            why = (
+                "main effects aliased with each other" if got < 3 else "below the resolution asked"
+            )
             raise FractionError(
                 f"generators {fraction.generator_text()} give resolution {got} (defining "
-                f"relation I = {' = '.join(fraction.defining_text()[1:])}), "
-                f"{'main effects aliased with each other' if got < 3 else 'below the resolution asked'}"
-                f"; allowed: generators of resolution {asked} or more"
+                f"relation I = {' = '.join(fraction.defining_text()[1:])}), {why}; "
+                f"allowed: generators of resolution {asked} or more"
             )
         return fraction
 
@@ -318,7 +322,11 @@ class Design(BaseModel):
         if "fraction" in data or "exclude" in data:
             raise ValueError("configurations: a list takes no fraction nor exclude")
         listed = data["configurations"]
-        if not isinstance(listed, list) or not listed or not all(isinstance(c, dict) for c in listed):
+        if (
+            not isinstance(listed, list)
+            or not listed
+            or not all(isinstance(c, dict) for c in listed)
+        ):
             return data  # the field's own validation says what is allowed
         names = list(listed[0])
         factors: dict[str, list[Any]] = {name: [] for name in names}
@@ -377,7 +385,9 @@ class Design(BaseModel):
     @model_validator(mode="after")
     def _something_left(self) -> Design:
         if self.exclude and self.n_configurations == 0:
-            raise ValueError("exclude: every configuration is excluded; allowed: entries that leave some")
+            raise ValueError(
+                "exclude: every configuration is excluded; allowed: entries that leave some"
+            )
         return self
 
     def with_replications(self, replications: int, of: dict[str, int] | None = None) -> Design:
