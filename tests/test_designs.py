@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from satsweep import cli
 from satsweep.design import Design, DesignError, load_design
 from satsweep.design.fraction import Fraction, FractionError, choose_generators
 
@@ -183,3 +184,20 @@ def test_a_list_of_configurations(tmp_path: Path) -> None:
 def test_bad_lists_are_refused(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(DesignError, match=message):
         load_design(write(tmp_path, body))
+
+
+def test_plan_shows_the_fraction_and_a_bad_one_exits_2(tmp_path: Path, capsys) -> None:
+    """`satsweep plan` prints the fraction's size against the full design, its generators and
+    defining relation; generators of resolution II are one line, exit code 2, nothing made."""
+    path = write(tmp_path, FIVE + "fraction: {resolution: 3}\n")
+    results = tmp_path / "results"
+    assert cli.main(["plan", str(path), "--results", str(results), "--rows", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "8 configurations x 1 replications = 8 runs" in out
+    assert "a 2^(5-2) fraction of resolution 3 (the full design: 32 configurations)" in out
+    assert "generators d = a:b:c, e = a:b; defining relation I = a:b:c:d = a:b:e = c:d:e" in out
+    bad = write(tmp_path, FIVE + 'fraction: {generators: ["d = a"]}\n')
+    assert cli.main(["plan", str(bad), "--results", str(results)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "main effects aliased with each other" in err
+    assert not (results / "s").exists()

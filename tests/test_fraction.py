@@ -156,6 +156,9 @@ def test_the_fraction_s_estimates_are_the_full_design_s_alias_sums(source, reque
     assert {w.lstrip("-") for w in analysis.defining_relation.split(" = ")} == {
         "I", "a:b:d", "a:c:e", "b:c:d:e"
     }  # fmt: skip
+    printed = json.loads(to_json(analysis))  # `analyze --json` says it too
+    assert printed["defining_relation"] == analysis.defining_relation
+    assert printed["aliases"]["b:c"] == analysis.alias_set("b:c")
     text = format_markdown(analysis)
     assert "defining relation I = " in text and "| estimates |" in text
     assert f"| {analysis.alias_set('b:c')} | " in text

@@ -360,6 +360,7 @@ def _plan(args: argparse.Namespace) -> int:
             f"{2**k} configurations); generators {', '.join(fraction.generator_text())}; "
             f"defining relation I = {' = '.join(fraction.defining_text()[1:])}",
             highlight=False,
+            emoji=False,  # words are names joined by ':' (a:b:c is no emoji code)
         )
     estimate = sweep.estimate_seconds(state, args.cores)
     hinted = sweep.hinted_seconds(state, args.cores) if estimate is None else None
