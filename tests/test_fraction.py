@@ -58,9 +58,14 @@ def test_a_full_design_s_numbers_are_today_s() -> None:
             _same(json.loads(to_json(analysis)), today[model])
 
 
-def _run(tmp_path: Path, study: str, body: str) -> Path:
+def _design(tmp_path: Path, study: str, body: str) -> Path:
     path = tmp_path / f"{study}.yaml"
     path.write_text(f"study: {study}\nprogram: {EFFECTS}\n{body}")
+    return path
+
+
+def _run(tmp_path: Path, study: str, body: str) -> Path:
+    path = _design(tmp_path, study, body)
     result = sweep.run(
         load_design(path), cores=2, results=tmp_path / "results", warn=lambda _: None
     )
@@ -257,3 +262,32 @@ def test_a_precision_campaign_on_a_fraction(tmp_path: Path) -> None:
             assert e.ci[1] - e.effect == pytest.approx(
                 t * analysis.standard_error / math.sqrt(8 * r)
             )
+
+
+@pytest.mark.slow
+def test_exclude_and_a_list_run_their_configurations(tmp_path: Path) -> None:
+    """`satsweep run` of a factorial less `exclude:` and of a list: the store holds those
+    configurations, by the ids the full factorial gives them; an incomplete factorial is not
+    analysed as if it were whole."""
+    full = {
+        c.config_id
+        for c in load_design(_design(tmp_path, "all", FIVE + "replications: 1\n")).configurations
+    }
+    cut = _run(tmp_path, "cut", "factors: {a: [-1, 1], b: [-1, 1]}\nexclude: [{a: 1, b: 1}]\n"
+               "fixed: {c: -1, d: -1, e: -1}\nreplications: 1\n")  # fmt: skip
+    listed = _run(tmp_path, "listed", "configurations:\n  - {a: 1, b: -1, c: 1, d: 1, e: -1}\n"
+                  "  - {a: -1, b: -1, c: -1, d: -1, e: -1}\nreplications: 1\n")  # fmt: skip
+    stored = {
+        name: duckdb.sql(f"SELECT config_id, a, b FROM '{runs}' ORDER BY a, b").fetchall()
+        for name, runs in (("cut", cut), ("listed", listed))
+    }
+    assert [(a, b) for _, a, b in stored["cut"]] == [(-1, -1), (-1, 1), (1, -1)]
+    assert {cid for cid, _, _ in stored["cut"] + stored["listed"]} <= full
+    assert len(stored["listed"]) == 2
+    with (
+        Dataset.open(cut) as data,
+        pytest.raises(
+            AnalysisError, match=r"not a full factorial design: no runs for cell a=1, b=1"
+        ),
+    ):
+        data.analyze("y", ["a", "b"])
