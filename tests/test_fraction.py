@@ -188,6 +188,8 @@ def test_the_report_lists_each_estimate_s_alias_set(stores) -> None:
     index = report.write_report("fraction", results)
     text = (index.parent / "report.md").read_text()
     assert "defining relation I = " in text
+    # the design as recorded: its generators, in the file's signs
+    assert "| design | a 2^(5-2) fraction of resolution 3; generators d = a:b, e = -a:c;" in text
     with Dataset.open(stores["fraction"]) as data:
         analysis = data.analyze("y", list(NAMES))
     for term in ("a", "b:c"):

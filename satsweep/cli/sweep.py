@@ -354,11 +354,8 @@ def _plan(args: argparse.Namespace) -> int:
         highlight=False,
     )
     if (fraction := design.fractional) is not None:
-        k, p = len(design.factors), len(fraction.generators)
         console.print(
-            f"a 2^({k}-{p}) fraction of resolution {fraction.resolution} (the full design: "
-            f"{2**k} configurations); generators {', '.join(fraction.generator_text())}; "
-            f"defining relation I = {' = '.join(fraction.defining_text()[1:])}",
+            f"{fraction.summary()} (the full design: {2 ** len(design.factors)} configurations)",
             highlight=False,
             emoji=False,  # words are names joined by ':' (a:b:c is no emoji code)
         )

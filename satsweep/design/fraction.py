@@ -124,6 +124,16 @@ class Fraction:
         """The generators, normalised: ``["D = A:B:C"]``."""
         return [f"{self.names[t]} = {word_text(self.names, m, s)}" for t, s, m in self.generators]
 
+    def summary(self) -> str:
+        """The fraction in one line, as ``plan`` and the report say it: ``a 2^(5-2) fraction of
+        resolution 3; generators d = a:b, e = a:c; defining relation I = a:b:d = ...``."""
+        k, p = len(self.names), len(self.generators)
+        return (
+            f"a 2^({k}-{p}) fraction of resolution {self.resolution}; generators "
+            f"{', '.join(self.generator_text())}; defining relation I = "
+            + " = ".join(self.defining_text()[1:])
+        )
+
     def rows(self) -> Iterator[tuple[int, ...]]:
         """The fraction's 2^(k-p) rows, each a sign per factor: the base factors' full
         factorial, the first varying slowest, the generated factors set by their words."""

@@ -534,6 +534,7 @@ def _front_matter(
             ["setting", "value"],
             [
                 ["responses", ", ".join(responses)],
+                *([["design", design.fraction]] if design.fraction is not None else []),
                 *[[f"factor {design.label(f)}", ", ".join(v)] for f, v in levels.items()],
                 ["analysed per", f"{by}: {groups}" if by is not None else "none"],
                 [
