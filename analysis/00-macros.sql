@@ -4,6 +4,9 @@
 --       'true'/'false', strings as they are, NULL stays NULL.
 --   quoted(name): a column or table name as an SQL identifier, for the statements that
 --       10-design.sql and its siblings build from variables.
+--   word_sign(word, plus): the sign of a word of two-level factors (a bit mask over factor
+--       positions, bit p - 1 for position p) in a cell whose factors at their second level
+--       (+1; the first is -1) are the bits of plus: the product of the word's factors' signs.
 -- TRY_CAST: the DOUBLE branch never runs for other types, but it must bind for every type.
 CREATE OR REPLACE TEMP MACRO level_text(x) AS
     CASE
@@ -16,3 +19,6 @@ CREATE OR REPLACE TEMP MACRO level_text(x) AS
     END;
 
 CREATE OR REPLACE TEMP MACRO quoted(name) AS '"' || replace(name, '"', '""') || '"';
+
+CREATE OR REPLACE TEMP MACRO word_sign(word, plus) AS
+    CASE WHEN (bit_count(word) - bit_count(word & plus)) % 2 = 0 THEN 1 ELSE -1 END;

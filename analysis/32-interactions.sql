@@ -1,7 +1,9 @@
 -- interactions: the first-order interaction of every pair of levels (a of factor A, b of factor
 -- B, A before B in factor order): mean of the runs at (a, b) - overall mean - effect(a) -
 -- effect(b) (Jain 1991).
--- Expects: tables summary, cells, cell_levels, factors, main_effects.
+-- In a fraction only the pairs that represent their alias set (24-aliases.sql): the
+-- interaction is then the estimate of the set's sum.
+-- Expects: tables summary, cells, cell_levels, factors, main_effects, aliases.
 CREATE OR REPLACE TEMP TABLE interactions AS
 SELECT
     a.factor AS factor_a,
@@ -18,6 +20,8 @@ JOIN cells AS c ON c.cell_id = a.cell_id
 JOIN main_effects AS ea ON ea.factor = a.factor AND ea.level = a.level
 JOIN main_effects AS eb ON eb.factor = b.factor AND eb.level = b.level
 CROSS JOIN summary AS s
+WHERE (1::BIGINT << (fa.position - 1)) | (1::BIGINT << (fb.position - 1))
+    NOT IN (SELECT word FROM aliases WHERE word <> representative)
 GROUP BY a.factor, a.level, b.factor, b.level, fa.position, fb.position, ea.level_order,
     eb.level_order
 ORDER BY fa.position, fb.position, ea.level_order, eb.level_order;

@@ -8,7 +8,11 @@
 --   B_T  = sum over the level combinations g of T of (runs at g) x (mean at g - overall mean)^2,
 -- B_T being the variation between the margins of T, which holds SS_T and the SS of all terms
 -- inside T (the terms of a balanced design are orthogonal, so the alternating sum isolates SS_S).
--- Expects: tables summary, cells, cell_levels, factors.
+-- In a fraction (24-aliases.sql) only one term per alias set is kept, its representative (the
+-- word of fewest factors): its SS is the set's, n x q^2 for the sign table's estimate q (no
+-- subset of a representative is aliased with another or with I, so its margins are a full
+-- factorial and the same alternating sum holds). A full factorial has no aliases: every term.
+-- Expects: tables summary, cells, cell_levels, factors, aliases.
 -- Output: term ('a', 'a:b', 'a:b:c': factor names in factor order), "order" (number of factors),
 -- positions (their positions), ss, dof (product of N_A - 1 over the term's factors).
 CREATE OR REPLACE TEMP TABLE sums_of_squares AS
@@ -17,7 +21,7 @@ masks AS (
     -- every non-empty subset of the k factors as a bit mask (bit p-1 = factor at position p)
     SELECT unnest(range(1::BIGINT, 1::BIGINT << count(*))) AS mask FROM factors
 ),
-terms AS (
+subsets AS (
     SELECT
         m.mask,
         list(f.position ORDER BY f.position) AS positions,
@@ -27,6 +31,11 @@ terms AS (
     FROM masks AS m
     JOIN factors AS f ON (m.mask >> (f.position - 1)) & 1 = 1
     GROUP BY m.mask
+),
+terms AS (
+    -- a fraction's terms: one per alias set (every subset in a full factorial)
+    FROM subsets
+    WHERE mask NOT IN (SELECT word FROM aliases WHERE word <> representative)
 ),
 cell_keys AS (
     SELECT c.cell_id, c.cell_mean, list(cl.level ORDER BY f.position) AS levels
@@ -38,7 +47,7 @@ cell_keys AS (
 margins AS (
     -- mean response at every level combination of every subset of factors
     SELECT t.mask, avg(k.cell_mean) AS margin_mean, count(*) AS n_cells
-    FROM terms AS t, cell_keys AS k
+    FROM subsets AS t, cell_keys AS k
     GROUP BY t.mask, list_select(k.levels, t.positions)
 ),
 between_margins AS (

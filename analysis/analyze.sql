@@ -18,9 +18,10 @@
 .read analysis/21-cell_levels.sql
 .read analysis/22-factors.sql
 .read analysis/23-levels.sql
-.read analysis/24-design_problems.sql
-.read analysis/25-design_checks.sql
-.read analysis/26-cell_runs.sql
+.read analysis/24-aliases.sql
+.read analysis/25-design_problems.sql
+.read analysis/26-design_checks.sql
+.read analysis/27-cell_runs.sql
 .read analysis/30-summary.sql
 .read analysis/31-main_effects.sql
 .read analysis/32-interactions.sql

@@ -278,7 +278,7 @@ class Dataset:
         group: str | None = None,
     ) -> dict[tuple[str, ...], dict[str, Any]]:
         """One run of every cell of ``factors`` (its first in the table), every column of it,
-        keyed by the cell's levels as :meth:`cells` gives them (``26-cell_runs.sql``)."""
+        keyed by the cell's levels as :meth:`cells` gives them (``27-cell_runs.sql``)."""
         keys = [c.levels for c in self.cells(response, factors, by=by, group=group)]
         sql.run(self._con, sql.CELL_RUNS)  # on the cells just made, in their order
         runs = sql.rows(self._con, sql.created_table(sql.CELL_RUNS))
@@ -322,6 +322,14 @@ class Dataset:
             )
             for row in sql.rows(con, "interactions")
         )
+        aliases = {
+            row["term"]: row["alias_set"]
+            for row in sql.rows(con, "aliases")
+            if row["word"] == row["representative"]
+        }
+        defining = [
+            row["alias_set"] for row in sql.rows(con, "aliases") if row["representative"] == 0
+        ]
         return Analysis(
             response=response,
             factors=factors,
@@ -340,6 +348,8 @@ class Dataset:
             t_quantile=t,
             effects=effects,
             interactions=interactions,
+            defining_relation=defining[0] if defining else None,
+            aliases=aliases,
         )
 
 

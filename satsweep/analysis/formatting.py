@@ -9,7 +9,7 @@ from typing import Any
 
 from satsweep.analysis.results import Analysis
 
-__all__ = ["format_markdown", "to_json"]
+__all__ = ["format_markdown", "fraction_note", "to_json"]
 
 
 def _finite(value: Any) -> Any:
@@ -46,6 +46,16 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str) -> 
     return lines
 
 
+def fraction_note(result: Analysis) -> str:
+    """What a fraction's estimates are, for a reader: its defining relation and how to read an
+    alias set (the report says it too)."""
+    return (
+        f"A fraction, defining relation {result.defining_relation}: each effect is the sum of "
+        "its alias set, shown as `a = -b:d = ...` (the estimate of a is q_a - q_bd + ...; signs "
+        "for the second level of each factor as listed), never a main effect alone."
+    )
+
+
 def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) -> str:
     """Readable Markdown: a summary line, the allocation of variation and the main effects;
     the response and the factors labelled with their ``units`` (name -> unit) when known."""
@@ -64,12 +74,14 @@ def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) ->
     )
     allocation = _table(
         ["term", "sum of squares", "dof", "% of variation"],
-        [[t.term, f"{t.ss:.6g}", str(t.dof), _num(t.percent, 2)] for t in r.terms]
+        [[r.alias_set(t.term), f"{t.ss:.6g}", str(t.dof), _num(t.percent, 2)] for t in r.terms]
         + [["total", f"{r.total_variation:.6g}", str(r.n - 1), "100.00"]],
         "lrrr",
     )
+    aliased = r.defining_relation is not None  # a fraction: say what each effect estimates
     effects = _table(
-        ["factor", "level", "effect", f"{percent:g}% CI", "significant"],
+        ["factor", "level", "effect", f"{percent:g}% CI", "significant"]
+        + (["estimates"] if aliased else []),
         [
             [
                 label(factor),
@@ -78,10 +90,11 @@ def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) ->
                 f"[{_num(e.ci[0], 4)}, {_num(e.ci[1], 4)}]" if e.ci else "n/a",
                 "*" if e.significant else "",
             ]
+            + ([r.alias_set(factor)] if aliased else [])
             for factor, levels in r.effects.items()
             for level, e in levels.items()
         ],
-        "llrll",
+        "llrll" + ("l" if aliased else ""),
     )
     return "\n".join(
         [
@@ -89,6 +102,7 @@ def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) ->
             "",
             summary,
             "",
+            *([fraction_note(r), ""] if r.defining_relation is not None else []),
             "### Allocation of variation",
             "",
             *allocation,

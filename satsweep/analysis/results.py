@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 __all__ = [
@@ -71,7 +71,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class Analysis:
-    """The analysis of one response of one (group of a) balanced full factorial design."""
+    """The analysis of one response of one (group of a) balanced full factorial design, or of
+    a regular two-level fraction of one (its effects then estimate alias sets)."""
 
     response: str
     factors: tuple[str, ...]
@@ -90,6 +91,16 @@ class Analysis:
     t_quantile: float | None
     effects: dict[str, dict[str, Effect]]  # factor -> level -> effect, in order of appearance
     interactions: tuple[Interaction, ...]
+    # a fraction's alias structure (24-aliases.sql), empty for a full factorial: the defining
+    # relation ("I = a:b:d = ..."), and each term's alias set ("a = -b:d = ..."), the sum its
+    # estimate is; the signs hold for the second level of each factor in the analysis' order
+    defining_relation: str | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def alias_set(self, term: str) -> str:
+        """What the estimate of ``term`` (a factor, ``a:b``, ...) is: its alias set in a
+        fraction, the term itself in a full factorial."""
+        return self.aliases.get(term, term)
 
     @property
     def error(self) -> Term:
@@ -107,8 +118,14 @@ class Analysis:
         return {t.term: t.percent for t in self.terms if t.order is not None}
 
     def to_dict(self) -> dict[str, Any]:
-        """The structure of ``goyal98-wan-anova.json`` (full precision; None for undefined)."""
-        return {
+        """The structure of ``goyal98-wan-anova.json`` (full precision; None for undefined),
+        with a fraction's ``defining_relation`` and ``aliases`` (term -> alias set)."""
+        fraction = (
+            {"defining_relation": self.defining_relation, "aliases": self.aliases}
+            if self.defining_relation is not None
+            else {}
+        )
+        return fraction | {
             "n": self.n,
             "mean": self.mean,
             "sum_squares_total_values": self.sum_squares_total_values,

@@ -43,6 +43,7 @@ class StudyDesign:
     # replications every configuration has when some have more (a precision campaign over
     # configurations): the factorial analysis takes 1..this of each; None when balanced
     balanced_replications: int | None = None
+    fraction: str | None = None  # a fraction's generators and defining relation, as recorded
     recorded: bool = False
 
     def outside(self, name: str, low: float, high: float) -> float | None:
@@ -96,5 +97,6 @@ def study_design(store: Store, edited: Design | None = None) -> StudyDesign:
         theory_file=Path(recorded_file) if named_file and recorded_file else None,
         traces=list(settings.traces),
         balanced_replications=None if design.balanced else design.replications,
+        fraction=design.fractional.summary() if design.fractional is not None else None,
         recorded=True,
     )

@@ -351,6 +351,12 @@ def _plan(args: argparse.Namespace) -> int:
         + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
         highlight=False,
     )
+    if (fraction := design.fractional) is not None:
+        console.print(
+            f"{fraction.summary()} (the full design: {2 ** len(design.factors)} configurations)",
+            highlight=False,
+            emoji=False,  # words are names joined by ':' (a:b:c is no emoji code)
+        )
     estimate = sweep.estimate_seconds(state, args.cores)
     hinted = sweep.hinted_seconds(state, args.cores) if estimate is None else None
     if estimate is None and hinted is None:

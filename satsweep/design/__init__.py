@@ -3,6 +3,8 @@ expansion into configurations and runs. Imports only the engine and theory rooms
 
 - :mod:`~satsweep.design.expansion`: configurations and runs, their ``config_id`` and random
   streams (``rng_run``);
+- :mod:`~satsweep.design.fraction`: 2^(k-p) fractions: generators, defining relation,
+  resolution, their rows;
 - :mod:`~satsweep.design.schema`: the design's fields (:class:`Design`) and what each takes;
 - :mod:`~satsweep.design.checks`: the checks against the program's ``--describe``;
 - :mod:`~satsweep.design.loading`: :func:`load_design`, the file read, checked and sized.
@@ -22,6 +24,7 @@ from satsweep.design.schema import (
     AnalysisSettings,
     Design,
     DesignError,
+    FractionSettings,
     Precision,
     Target,
     TraceSettings,
@@ -36,6 +39,7 @@ __all__ = [
     "Configuration",
     "Design",
     "DesignError",
+    "FractionSettings",
     "Precision",
     "Run",
     "Target",

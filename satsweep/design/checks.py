@@ -29,14 +29,17 @@ def _level_problem(parameter: Parameter, level: object) -> str | None:
 
 
 def check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[str, str]]:
-    """Problems of the factor and fixed names and values against the program's ``--describe``
-    (as far as the file's shape allows)."""
+    """Problems of the names and values of the factors, the fixed parameters and the listed
+    configurations against the program's ``--describe`` (as far as the file's shape allows)."""
     declared = [p.name for p in describe.parameters]
     allowed = ", ".join(sorted(declared, key=str.lower)) or "(none)"
     factors = raw.get("factors") if isinstance(raw.get("factors"), dict) else {}
     fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
+    listed = raw.get("configurations") if isinstance(raw.get("configurations"), list) else []
+    entries = [(f"configurations[{i}]", c) for i, c in enumerate(listed) if isinstance(c, dict)]
+    varied = {*factors, *(name for _, entry in entries for name in entry)}
     problems = []
-    for section, values in (("factors", factors), ("fixed", fixed)):
+    for section, values in (("factors", factors), ("fixed", fixed), *entries):
         for name, value in values.items():
             where = f"{section}.{clip(str(name))}"
             parameter = describe.parameter(str(name))
@@ -45,7 +48,7 @@ def check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[s
             elif parameter is None:
                 unknown = f"unknown parameter '{clip(str(name))}' of {describe.name}"
                 problems.append((where, f"{unknown}; allowed: {allowed}"))
-            elif section == "fixed" and name in factors:
+            elif section == "fixed" and name in varied:
                 problems.append(
                     (where, f"'{name}' is also a factor; allowed: a parameter in one of both")
                 )

@@ -120,6 +120,11 @@ _FIELD_HELP = {
     "honouring the engine contract, relative to the sweep file, or an engine's adapter "
     '(with its own keys; docs/engine-contract.md, "Engines as plug-ins")',
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
+    "configurations": "a list of mappings parameter -> value, each setting the same "
+    "parameters (instead of factors)",
+    "fraction": "a mapping with generators (e.g. ['D = A:B:C']) and/or resolution (3 or more): "
+    "a 2^(k-p) fraction of two-level factors",
+    "exclude": "a list of mappings factor -> level or list of levels: the combinations left out",
     "fixed": "a mapping of parameter -> one value",
     "replications": f"an integer from 1 to {MAX_REPLICATIONS}, or {{min, max, until: "
     "{response, halfwidth | relative}, over: effects | configurations}} (min >= 2)",
@@ -166,8 +171,17 @@ _PRECISION_HELP = {
 }
 
 
+#: The keys of ``fraction``, and what each takes.
+_FRACTION_HELP = {
+    "generators": "a list of generators such as 'D = A:B:C' or 'D = -ABC' (one-letter names)",
+    "resolution": "an integer from 3 (main effects not aliased with each other) up",
+}
+
+
 def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
     """The help of the mapping that holds the field at ``loc``, and the field's key in it."""
+    if len(loc) >= 2 and loc[0] == "fraction":
+        return _FRACTION_HELP, loc[1]
     if len(loc) >= 2 and loc[0] == "replications":
         return _PRECISION_HELP, loc[1]
     if len(loc) >= 4 and loc[:2] == ["analysis", "traces"]:
@@ -208,7 +222,7 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
         return field, f"missing; allowed: {helps.get(key, 'a value')}"
     if kind == "value_error":
         return field, message
-    if top in ("factors", "fixed") and len(loc) >= 2:
+    if top in ("factors", "fixed", "configurations", "exclude") and len(loc) >= 2:
         got = error.get("input")
         return field, f"{quoted(got)} is not allowed; allowed: a string, a number or true/false"
     got = error.get("input")

@@ -1,5 +1,6 @@
-"""The schema of a sweep design: a YAML file describing a full factorial design of a
-program's runs.
+"""The schema of a sweep design: a YAML file describing a factorial design of a program's runs
+(the full factorial, a two-level fraction of it, the full factorial less excluded
+combinations, or an explicit list of configurations).
 
 A design names a study, the program that simulates it (docs/engine-contract.md), its factors
 (parameter -> list of levels), fixed parameters, the number of replications r and a base seed,
@@ -31,9 +32,23 @@ interval, and with ``mean`` x may be a factor with numeric levels), e.g.
 ``traces: [{table: connections, x: pool, y: [throughput], series: connection, replications:
 mean}]``.
 
+Instead of the full factorial a design may run (docs/designs.md):
+
+- a 2^(k-p) fraction of two-level factors, by its generators or the resolution it needs,
+  ``fraction: {generators: ["D = A:B:C"]}`` or ``fraction: {resolution: 4}``
+  (:mod:`satsweep.design.fraction`); design.json records its generators, resolution and
+  defining relation;
+- the full factorial less the combinations an entry of ``exclude`` matches, each entry a map of
+  factor -> level (or list of levels), e.g. ``exclude: [{flavor: vanilla, drop: sd}]``;
+- an explicit list, ``configurations: [{flavor: reno, drop: sd}, ...]`` instead of
+  ``factors`` (each entry sets the same parameters; the factors are those parameters, their
+  levels in order of appearance).
+
+A configuration's ``config_id`` is the hash of its effective parameters whichever way it comes.
+
 :func:`~satsweep.design.load_design` validates a file against the schema and the program's
 ``--describe`` (errors name the file, the field and what is allowed) and :meth:`Design.runs`
-expands it into the full factorial x r, each run with its ``config_id`` and random stream (see
+expands it into its configurations x r, each run with its ``config_id`` and random stream (see
 :func:`~satsweep.design.config_id` and :func:`~satsweep.design.rng_run`).
 """
 
@@ -48,10 +63,20 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG, Configuration, Run, config_id
-from satsweep.engine import Description, Program, flags
+from satsweep.design.fraction import Fraction, FractionError, choose_generators
+from satsweep.engine import Description, Program, flags, value_text
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.description import STUDY_PATTERN
 from satsweep.theory import theory_file
@@ -61,6 +86,7 @@ __all__ = [
     "AnalysisSettings",
     "Design",
     "DesignError",
+    "FractionSettings",
     "Precision",
     "Resources",
     "Target",
@@ -161,6 +187,59 @@ class Precision(BaseModel):
         return self
 
 
+class FractionSettings(BaseModel):
+    """A 2^(k-p) fraction of the design's two-level factors: its ``generators`` (``"D =
+    A:B:C"``, :func:`~satsweep.design.fraction.parse_generator`), or the ``resolution`` it
+    needs (the smallest fraction found, :func:`~satsweep.design.fraction.choose_generators`),
+    or both (the generators' resolution is checked). Resolution III at least: below it two main
+    effects would be one estimate."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    generators: list[str] | None = Field(default=None, min_length=1)
+    resolution: int | None = Field(default=None, ge=3, le=64)
+    # what design.json records beside the generators; when given, it must be theirs
+    defining_relation: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _asked(self) -> FractionSettings:
+        if self.generators is None and self.resolution is None:
+            raise ValueError(
+                "give generators (e.g. ['D = A:B:C']), a resolution (3, 4, ...) or both"
+            )
+        return self
+
+    def build(self, factors: dict[str, list[Any]]) -> Fraction:
+        """The fraction of these factors; FractionError says why there is none."""
+        names = list(factors)
+        if several := [f"'{n}' has {len(v)}" for n, v in factors.items() if len(v) != 2]:
+            raise FractionError(
+                f"factor {several[0]} levels; allowed: two levels for every factor of a fraction "
+                "(multi-level factors crossed with a fraction are not supported: the analysis "
+                "could not state what their interactions estimate)"
+            )
+        if self.generators is not None:
+            fraction = Fraction.from_text(names, self.generators)
+        else:
+            fraction = choose_generators(names, self.resolution or 3)
+        if self.defining_relation not in (None, fraction.defining_text()):
+            raise FractionError(
+                f"defining_relation {self.defining_relation} is not the one of generators "
+                f"{fraction.generator_text()} ({fraction.defining_text()}); allowed: theirs, or "
+                "none (satsweep records it)"
+            )
+        got, asked = fraction.resolution, self.resolution or 3
+        if got is not None and got < asked:
+            why = (
+                "main effects aliased with each other" if got < 3 else "below the resolution asked"
+            )
+            raise FractionError(
+                f"generators {fraction.generator_text()} give resolution {got} (defining "
+                f"relation I = {' = '.join(fraction.defining_text()[1:])}), {why}; "
+                f"allowed: generators of resolution {asked} or more"
+            )
+        return fraction
+
+
 class AnalysisSettings(BaseModel):
     """What the study's analysis and report look at by default (each may be given instead on
     the command line): responses (summary fields), the factors in the order of the report's
@@ -189,6 +268,10 @@ class Design(BaseModel):
     adapter_options: dict[str, Any] = Field(default_factory=dict)
     factors: dict[str, list[Level]] = Field(min_length=1)
     fixed: dict[str, Level] = Field(default_factory=dict)
+    # the configurations as a list (the file's `configurations:`, which sets `factors`)
+    listed: list[dict[str, Level]] | None = Field(default=None, alias="configurations")
+    fraction: FractionSettings | None = None
+    exclude: list[dict[str, Level | list[Level]]] = Field(default_factory=list)
     replications: int = Field(ge=1, le=MAX_REPLICATIONS)
     # replications: {min, max, until}: rounds until the precision; replications is then the
     # number of the current round (min at first)
@@ -226,6 +309,86 @@ class Design(BaseModel):
             start = asked.get("min") if isinstance(asked.get("min"), int) else 2
             return {**data, "replications": start, "precision": asked}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _listed_factors(cls, data: Any) -> Any:
+        """``configurations:`` sets the factors: the parameters its entries set, each with its
+        values in order of appearance. Every entry sets the same parameters, once each."""
+        if not isinstance(data, dict) or data.get("configurations") is None:
+            return data
+        if "factors" in data:
+            raise ValueError("give factors or configurations, not both")
+        if "fraction" in data or "exclude" in data:
+            raise ValueError("configurations: a list takes no fraction nor exclude")
+        listed = data["configurations"]
+        if (
+            not isinstance(listed, list)
+            or not listed
+            or not all(isinstance(c, dict) for c in listed)
+        ):
+            return data  # the field's own validation says what is allowed
+        names = list(listed[0])
+        factors: dict[str, list[Any]] = {name: [] for name in names}
+        seen: dict[tuple[str, ...], int] = {}
+        for i, entry in enumerate(listed):
+            if set(entry) != set(names):
+                raise ValueError(
+                    f"configurations[{i}] sets {', '.join(map(str, entry)) or 'nothing'}; allowed: "
+                    f"the parameters configurations[0] sets ({', '.join(names)}), every one"
+                )
+            key = tuple(value_text(entry[name]) for name in names)
+            if key in seen:
+                raise ValueError(f"configurations[{i}] is configurations[{seen[key]}] again")
+            seen[key] = i
+            for name in names:
+                if value_text(entry[name]) not in map(value_text, factors[name]):
+                    factors[name].append(entry[name])
+        return {**data, "factors": factors}
+
+    @field_validator("fraction")
+    @classmethod
+    def _fraction(cls, fraction: FractionSettings | None, info: ValidationInfo) -> Any:
+        """The fraction is built now: generators that give none are refused with the file."""
+        if fraction is not None and "factors" in info.data:
+            try:
+                fraction.build(info.data["factors"])
+            except FractionError as e:
+                raise ValueError(str(e)) from None
+        return fraction
+
+    @field_validator("exclude")
+    @classmethod
+    def _exclude(cls, exclude: list[dict[str, Any]], info: ValidationInfo) -> Any:
+        """Each entry names factors and levels of them; not with a fraction (it would lose the
+        balance its analysis rests on)."""
+        factors = info.data.get("factors", {})
+        if exclude and info.data.get("fraction") is not None:
+            raise ValueError("not with a fraction (its analysis needs every run of it)")
+        for i, entry in enumerate(exclude):
+            if not entry:
+                raise ValueError(f"[{i}] is empty; allowed: a map of factor -> level(s)")
+            for name, value in entry.items():
+                if name not in factors:
+                    raise ValueError(
+                        f"[{i}]: '{name}' is not a factor; allowed: {', '.join(factors)}"
+                    )
+                texts = [value_text(level) for level in factors[name]]
+                for level in value if isinstance(value, list) else [value]:
+                    if value_text(level) not in texts:
+                        raise ValueError(
+                            f"[{i}].{name}: {quoted(level)} is not a level of {name}; allowed: "
+                            f"{', '.join(texts)}"
+                        )
+        return exclude
+
+    @model_validator(mode="after")
+    def _something_left(self) -> Design:
+        if self.exclude and self.n_configurations == 0:
+            raise ValueError(
+                "exclude: every configuration is excluded; allowed: entries that leave some"
+            )
+        return self
 
     def with_replications(self, replications: int, of: dict[str, int] | None = None) -> Design:
         """The same design with ``replications`` per configuration, or with ``of`` (config_id ->
@@ -284,12 +447,42 @@ class Design(BaseModel):
         """The program's ``--describe``."""
         return self.executable.description
 
-    def iter_configurations(self) -> Iterator[Configuration]:
-        """The full factorial, first factor varying slowest, in the order of the file, one
-        configuration at a time (nothing else is kept in memory)."""
+    @cached_property
+    def fractional(self) -> Fraction | None:
+        """The fraction the design runs (None: not a fraction)."""
+        return self.fraction.build(self.factors) if self.fraction is not None else None
+
+    def _excluded(self, levels: dict[str, Any]) -> bool:
+        """Whether an entry of ``exclude`` matches these levels (each of its factors' level)."""
+        return any(
+            all(
+                value_text(levels[name]) in map(value_text, v if isinstance(v, list) else [v])
+                for name, v in entry.items()
+            )
+            for entry in self.exclude
+        )
+
+    def _level_maps(self) -> Iterator[dict[str, Any]]:
+        """Each configuration's factor levels, in the design's order."""
         names = list(self.factors)
-        for index, levels in enumerate(itertools.product(*self.factors.values())):
-            params = {**dict(zip(names, levels, strict=True)), **self.fixed}
+        if self.listed is not None:
+            for entry in self.listed:
+                yield {name: entry[name] for name in names}
+        elif self.fractional is not None:
+            for signs in self.fractional.rows():  # the first level is -1, the second +1
+                yield {n: self.factors[n][s > 0] for n, s in zip(names, signs, strict=True)}
+        else:
+            for levels in itertools.product(*self.factors.values()):
+                point = dict(zip(names, levels, strict=True))
+                if not self._excluded(point):
+                    yield point
+
+    def iter_configurations(self) -> Iterator[Configuration]:
+        """The configurations (the full factorial, first factor varying slowest, in the order
+        of the file; the fraction's rows; or the list), one at a time (nothing else is kept in
+        memory)."""
+        for index, levels in enumerate(self._level_maps()):
+            params = {**levels, **self.fixed}
             yield Configuration(index, config_id(params), params)
 
     @cached_property
@@ -309,10 +502,24 @@ class Design(BaseModel):
         for config in self.iter_configurations():
             yield from config.runs(self)
 
-    @property
+    @cached_property
     def n_configurations(self) -> int:
-        """The number of configurations, from the factors' level counts (nothing expanded)."""
-        return math.prod(len(levels) for levels in self.factors.values())
+        """The number of configurations, from the factors' level counts (nothing expanded but
+        the combinations of the factors ``exclude`` names)."""
+        if self.listed is not None:
+            return len(self.listed)
+        full = math.prod(len(levels) for levels in self.factors.values())
+        if self.fractional is not None:
+            return full >> len(self.fractional.generators)
+        named = [n for n in self.factors if any(n in entry for entry in self.exclude)]
+        if not named:
+            return full
+        others = math.prod(len(v) for n, v in self.factors.items() if n not in named)
+        kept = sum(
+            not self._excluded(dict(zip(named, levels, strict=True)))
+            for levels in itertools.product(*(self.factors[n] for n in named))
+        )
+        return others * kept
 
     @property
     def n_runs(self) -> int:
@@ -378,7 +585,25 @@ class Design(BaseModel):
         the file names it; the store records its path and hash beside it), and an adapter's
         options as keys of their own, as the adapter records them: designs of other programs
         hash as they always did."""
-        resolved = self.model_dump(mode="json", exclude={"adapter_options"})
+        # the other designs' fields only when used: the designs before them hash as they did
+        # (a list's factors come from it: it records the list alone)
+        unused = {
+            "listed": self.listed is None,
+            "factors": self.listed is not None,
+            "fraction": True,
+            "exclude": not self.exclude,
+        }
+        resolved = self.model_dump(
+            mode="json",
+            by_alias=True,
+            exclude={"adapter_options", *(name for name, skip in unused.items() if skip)},
+        )
+        if self.fractional is not None:
+            resolved["fraction"] = {
+                "generators": self.fractional.generator_text(),
+                "resolution": self.fractional.resolution,
+                "defining_relation": self.fractional.defining_text(),
+            }
         adapter = find_adapter(self.program)
         if adapter is not None:
             resolved |= adapter.recorded(adapter.options.model_validate(self.adapter_options))

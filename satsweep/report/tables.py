@@ -55,7 +55,8 @@ class ResultsTable:
     row_factors: tuple[str, ...]
     column_factor: str
     column_levels: tuple[str, ...]
-    rows: tuple[tuple[tuple[str, ...], tuple[CellResult, ...]], ...]
+    # a cell a fraction does not run is None; a row without any cell is left out
+    rows: tuple[tuple[tuple[str, ...], tuple[CellResult | None, ...]], ...]
     pooled: bool = False  # the intervals use the model's pooled error, not each cell's runs
 
 
@@ -66,7 +67,8 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     the half-width of its t-based interval at the analysis' confidence level: from the model's
     pooled error (the ANOVA's error term, ``34-error_term.sql``: t with its degrees of freedom,
     its standard error over sqrt(n)) when it has degrees of freedom, else from the cell's own
-    runs (t with n - 1, none with one run)."""
+    runs (t with n - 1, none with one run). In a fraction the combinations it does not run are
+    None, and rows of none are left out."""
     factors = result.factors
     # the pooled error is the estimate of the run-to-run spread that the effects' intervals use:
     # with r = 2 a cell's own estimate has one degree of freedom (t = 6.31 at 90%)
@@ -78,8 +80,10 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     }
     levels = [tuple(result.effects[f]) for f in factors]
 
-    def cell_result(key: tuple[str, ...]) -> CellResult:
-        cell = cells[key]
+    def cell_result(key: tuple[str, ...]) -> CellResult | None:
+        cell = cells.get(key)
+        if cell is None:  # a fraction runs some combinations only (analyze checks which)
+            return None
         half = None
         if se is not None and t is not None:
             half = t * se / math.sqrt(cell.n)
@@ -87,10 +91,9 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
             half = t_quantile(result.confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
         return CellResult(cell.mean, cell.n, half)
 
-    rows = tuple(
-        (row, tuple(cell_result((*row, level)) for level in levels[-1]))
-        for row in itertools.product(*levels[:-1])
-    )
+    laid = ((row, tuple(cell_result((*row, level)) for level in levels[-1]))
+            for row in itertools.product(*levels[:-1]))  # fmt: skip
+    rows = tuple((row, row_cells) for row, row_cells in laid if any(row_cells))
     return ResultsTable(tuple(factors[:-1]), factors[-1], levels[-1], rows, pooled)
 
 

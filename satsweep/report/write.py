@@ -18,6 +18,7 @@ import yaml
 import satsweep
 from satsweep import analysis
 from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
+from satsweep.analysis.formatting import fraction_note
 from satsweep.analysis.study import StudyDesign, study_design
 from satsweep.design import Design, DesignError, with_analysis_of
 from satsweep.store import Store, StoreError
@@ -112,6 +113,9 @@ def _section(
     for levels, cells in laid_out.rows:
         shown = []
         for c in cells:
+            if c is None:  # not in the fraction
+                shown.append("·")
+                continue
             text = number(c.mean)
             if c.half_width is not None:
                 text += f" ± {number(c.half_width)}"
@@ -140,11 +144,17 @@ def _section(
     blocks += _curves(
         data, heading, result, laid_out, study_theory, directory / f"{stem}-curves.png", log, study
     )
+    aliased = result.defining_relation is not None  # a fraction: say what each effect estimates
     blocks.append(Block("h4", "Allocation of variation"))
+    if aliased:
+        blocks.append(Block("p", fraction_note(result)))
     blocks.append(
         table(
             ["term", "sum of squares", "dof", "% of variation"],
-            [[t.term, f"{t.ss:.6g}", str(t.dof), percent(t.percent)] for t in result.terms]
+            [
+                [result.alias_set(t.term), f"{t.ss:.6g}", str(t.dof), percent(t.percent)]
+                for t in result.terms
+            ]
             + [["total", f"{result.total_variation:.6g}", str(result.n - 1), "100.00"]],
             "lrrr",
         )
@@ -152,7 +162,8 @@ def _section(
     blocks.append(Block("h4", f"Main effects ({pct} confidence intervals; * = significant)"))
     blocks.append(
         table(
-            ["factor", "level", "effect", f"{pct} CI", "significant"],
+            ["factor", "level", "effect", f"{pct} CI", "significant"]
+            + (["estimates"] if aliased else []),
             [
                 [
                     factor,
@@ -161,10 +172,11 @@ def _section(
                     f"[{number(e.ci[0])}, {number(e.ci[1])}]" if e.ci else "n/a",
                     "*" if e.significant else "",
                 ]
+                + ([result.alias_set(factor)] if aliased else [])
                 for factor, levels in result.effects.items()
                 for level, e in levels.items()
             ],
-            "llrrl",
+            "llrrl" + ("l" if aliased else ""),
         )
     )
     name = f"{stem}-effects.png"
@@ -596,6 +608,7 @@ def _front_matter(
             ["setting", "value"],
             [
                 ["responses", ", ".join(responses)],
+                *([["design", design.fraction]] if design.fraction is not None else []),
                 *[[f"factor {design.label(f)}", ", ".join(v)] for f, v in levels.items()],
                 ["analysed per", f"{by}: {groups}" if by is not None else "none"],
                 [
