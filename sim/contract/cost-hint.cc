@@ -21,7 +21,7 @@ CostHint::CostHint(std::vector<std::string> per,
 }
 
 Json
-CostHint::Describe() const
+CostHint::Describe(const std::function<Json(const std::string& choice)>& echoOf) const
 {
     Json per(Json::Array{});
     for (const auto& name : m_per)
@@ -41,7 +41,29 @@ CostHint::Describe() const
         seconds.Set(value, rate);
     }
     cost.Set("seconds", seconds);
+    if (echoOf && !m_per.empty())
+    {
+        // each choice's presets, read from the program's own parsing: written once, there
+        Json defaults(Json::Object{});
+        for (const auto& [value, rate] : m_secondsBy)
+        {
+            const Json echo = echoOf(value);
+            Json values(Json::Object{});
+            for (const auto& name : m_per)
+            {
+                values.Set(name, *echo.Find(name));
+            }
+            defaults.Set(value, values);
+        }
+        cost.Set("defaults", defaults);
+    }
     return cost;
+}
+
+const std::string&
+CostHint::GetBy() const
+{
+    return m_by;
 }
 
 void

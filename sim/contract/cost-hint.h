@@ -6,6 +6,7 @@
 
 #include "json.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,10 +17,13 @@ namespace satsweep
 /**
  * @brief Estimated core-seconds of a run: a rate times the product of some parameters.
  *
- * --describe shows it as `"cost": {"per": [...], "by": "...", "seconds": {...}}`: the estimate
- * of a run is seconds[value of the `by` parameter] x the product of the `per` parameters'
- * values, defaults applying. Without `by`, `seconds` is one number. A scheduler uses it only to
- * order and batch jobs: only ratios between runs matter.
+ * --describe shows it as `"cost": {"per": [...], "by": "...", "seconds": {...}, "defaults":
+ * {...}}`: the estimate of a run is seconds[value of the `by` parameter] x the product of the
+ * `per` parameters' values. A `per` parameter a run does not set takes its value under that
+ * choice of `by`, `defaults[choice][name]` (a program whose choice presets other defaults,
+ * such as a scenario's simulated time), else its declared default. Without `by`, `seconds` is
+ * one number. A scheduler uses it only to order and batch jobs: only ratios between runs
+ * matter.
  */
 class CostHint
 {
@@ -39,8 +43,15 @@ class CostHint
              std::string by,
              std::vector<std::pair<std::string, double>> seconds);
 
-    /// @return the `cost` object of --describe
-    Json Describe() const;
+    /**
+     * @param echoOf the `params` echo of a run given only `--<by>=choice` (all defaults, the
+     *        choice's presets applied); used with `by` only
+     * @return the `cost` object of --describe
+     */
+    Json Describe(const std::function<Json(const std::string& choice)>& echoOf = nullptr) const;
+
+    /// @return the parameter that selects the rate, empty for none
+    const std::string& GetBy() const;
 
     /**
      * @param parameters the `parameters` array of --describe

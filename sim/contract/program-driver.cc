@@ -93,7 +93,9 @@ ProgramDriver::Describe() const
                                   {"tables", m_outputs.DescribeTables()}});
     if (m_cost)
     {
-        description.Set("cost", m_cost->Describe());
+        description.Set("cost", m_cost->Describe([this](const std::string& choice) {
+            return m_hooks.parse({{m_cost->GetBy(), choice}}); // only the choice's presets
+        }));
     }
     return description;
 }

@@ -596,6 +596,19 @@ class CostHintTestCase : public TestCase
         cost.Validate(table.Describe());
         const Json params = table.Echo(table.Parse({"--mode=slow", "--count=4", "--delay=3"}));
         NS_TEST_EXPECT_MSG_EQ(cost.Estimate(params), 24.0, "2 x 4 x 3");
+        // each choice's presets, from the program's echo of --mode=<choice>
+        const std::string withDefaults =
+            cost.Describe([](const std::string& choice) {
+                    // an echo whose delay the choice presets
+                    return Json(Json::Object{{"count", 3}, {"delay", choice == "slow" ? 9 : 1}});
+                })
+                .Dump();
+        NS_TEST_EXPECT_MSG_EQ(withDefaults,
+                              "{\"per\":[\"count\",\"delay\"],\"by\":\"mode\","
+                              "\"seconds\":{\"fast\":0.5,\"slow\":2},\"defaults\":{"
+                              "\"fast\":{\"count\":3,\"delay\":1},"
+                              "\"slow\":{\"count\":3,\"delay\":9}}}",
+                              "defaults by choice");
         NS_TEST_EXPECT_MSG_EQ(CostHint({"count"}, 1.5).Describe().Dump(),
                               "{\"per\":[\"count\"],\"seconds\":1.5}",
                               "without by");
