@@ -400,3 +400,26 @@ def test_run_and_plan_share_one_cores_option():
     ]
     assert [len(f) for f in found] == [1, 1] and found[0][0] is found[1][0]
     assert "or all" in found[0][0].help
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_bash_completion_completes_commands_options_and_choices(tmp_path, capsys):
+    """`satsweep completion bash` is a script that, sourced in a real bash, completes a
+    command (verify), an option of a command (--results) and an option's choices."""
+    assert cli.main(["completion", "bash"]) == 0
+    script = tmp_path / "satsweep.bash"
+    script.write_text(capsys.readouterr().out)
+
+    def complete(*words: str) -> list[str]:
+        line = " ".join(words)
+        shell = (
+            f"source {script}; COMP_WORDS=({' '.join(repr(w) for w in words)}); "
+            f"COMP_CWORD={len(words) - 1}; COMP_LINE={line!r}; COMP_POINT={len(line)}; "
+            '_shtab_satsweep; printf "%s\\n" "${COMPREPLY[@]}"'
+        )
+        out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    assert complete("satsweep", "ver") == ["verify"]
+    assert complete("satsweep", "status", "--res") == ["--results"]
+    assert complete("satsweep", "completion", "") == ["bash", "zsh", "tcsh"]

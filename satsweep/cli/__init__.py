@@ -9,7 +9,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, entry_points, version
 
 import satsweep
-from satsweep.cli import reproduce, results, simulate, sql, studies, sweep
+from satsweep.cli import completion, reproduce, results, simulate, sql, studies, sweep
 from satsweep.cli.common import error
 
 #: The entry-point group of plug-ins' commands: each entry point is a function that adds its
@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print satsweep's version and those of Python, DuckDB and Snakemake, then exit",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (simulate, results, sweep, sql, studies, reproduce):
+    for group in (simulate, results, sweep, sql, studies, reproduce, completion):
         group.add(commands)
     # commands of plug-ins (an adapter's own, such as omnetpp's import), through the same hook
     for point in entry_points(group=COMMANDS):

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import shtab
 import yaml
 
 from satsweep.design import Design, DesignError, load_design
@@ -33,7 +34,7 @@ def add_results_option(p: argparse.ArgumentParser) -> None:
         "--results",
         metavar="DIR",
         help="results directory (default $SATSWEEP_RESULTS, else ./results)",
-    )
+    ).complete = shtab.DIRECTORY  # type: ignore[attr-defined]
 
 
 def add_study_argument(p: argparse.ArgumentParser, dest: str = "study") -> None:
@@ -43,7 +44,7 @@ def add_study_argument(p: argparse.ArgumentParser, dest: str = "study") -> None:
         metavar="STUDY",
         help="the design's YAML file (e.g. sweeps/goyal98-quick.yaml) or the study's name "
         "(e.g. goyal98-quick: its store in --results)",
-    )
+    ).complete = shtab.FILE  # type: ignore[attr-defined]
 
 
 def is_design_file(text: str) -> bool:

@@ -1,0 +1,35 @@
+"""``satsweep completion SHELL``: the shell's completion script of every command and option,
+generated from the parser itself by shtab, so it never lags behind the commands."""
+
+from __future__ import annotations
+
+import argparse
+
+import shtab
+
+from satsweep.cli.common import Subparsers
+
+#: The shells shtab writes completion for.
+SHELLS = ("bash", "zsh", "tcsh")
+
+
+def add(commands: Subparsers) -> None:
+    """Adds ``completion``."""
+    p = commands.add_parser(
+        "completion",
+        help="print the shell completion script of satsweep's commands and options",
+        description=_completion.__doc__,
+    )
+    p.add_argument("shell", choices=SHELLS, help="the shell the script is for")
+    p.set_defaults(func=_completion)
+
+
+def _completion(args: argparse.Namespace) -> int:
+    """Prints the completion script for SHELL. Install it once, e.g. for bash
+    `satsweep completion bash > ~/.local/share/bash-completion/completions/satsweep`, or for zsh
+    `satsweep completion zsh > "${fpath[1]}/_satsweep"`; a new shell then completes commands,
+    options and their choices, and design files where a study is asked."""
+    from satsweep.cli import build_parser  # the whole parser, this command's included
+
+    print(shtab.complete(build_parser(), shell=args.shell), end="")
+    return 0
