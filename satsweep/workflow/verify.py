@@ -89,11 +89,8 @@ def _program(design: Design, recorded: dict[str, Any]) -> Program:
         raise VerifyError(f"program: {first}") from None
 
 
-def _rows(path: Path, where: Callable[[dict[str, Any]], bool] | None = None) -> list[dict]:
-    if not path.is_file():
-        return []
-    rows = pq.read_table(path).to_pylist()
-    return [r for r in rows if where is None or where(r)]
+def _rows(path: Path) -> list[dict]:
+    return pq.read_table(path).to_pylist() if path.is_file() else []
 
 
 def _compare(stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str]) -> list:
@@ -104,8 +101,11 @@ def _compare(stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str])
     ]
 
 
-def _check(design: Design, row: dict[str, Any], store: Store, scratch: Store) -> Check:
-    """Reruns the stored run ``row`` into ``scratch`` and compares it with ``store``'s rows."""
+def _check(
+    design: Design, row: dict[str, Any], stored: dict[str, dict[tuple, list]], scratch: Store
+) -> Check:
+    """Reruns the stored run ``row`` into ``scratch`` and compares it with the ``stored`` rows
+    of each table, by (config_id, replication)."""
     cid, k = row["config_id"], row["replication"]
     try:
         run: Run = design.configuration(cid).run(design, k)
@@ -120,9 +120,7 @@ def _check(design: Design, row: dict[str, Any], store: Store, scratch: Store) ->
     differences = _compare(row, _rows(scratch.run_file(run))[0], list(PROVENANCE_COLUMNS))
     for table in design.describe.tables:
         mine = _rows(scratch.run_file(run, f".{table}.parquet"))
-        theirs = _rows(
-            store.table(table), lambda r: r["config_id"] == cid and r["replication"] == k
-        )
+        theirs = stored[table].get((cid, k), [])
         if len(mine) != len(theirs):
             differences.append((f"{table}: rows", len(theirs), len(mine)))
             continue
@@ -169,12 +167,18 @@ def verify(
         for column in ENVIRONMENT
         if column in now and any(r.get(column) != now[column] for r in rows)
     ]
+    # each table read once, not once per rerun
+    stored: dict[str, dict[tuple, list]] = {}
+    for table in design.describe.tables:
+        by_run = stored.setdefault(table, {})
+        for r in _rows(store.table(table)):
+            by_run.setdefault((r["config_id"], r["replication"]), []).append(r)
     scratch_dir = Path(tempfile.mkdtemp(prefix="satsweep-verify-"))
     try:
         scratch = Store(scratch_dir / store.study)
         checks = []
         for row in sorted(rows, key=lambda r: (r["config_id"], r["replication"])):
-            check = _check(design, row, store, scratch)
+            check = _check(design, row, stored, scratch)
             log(f"{check.config_id}/r{check.replication} (--run={check.run}): "
                 + ("reproduced" if check.reproduced else "DIFFERS"))  # fmt: skip
             checks.append(check)
