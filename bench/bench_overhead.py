@@ -1,0 +1,382 @@
+"""Benchmark of satsweep's fixed and per-run overhead, against `xargs -P` running the same runs.
+
+    .venv/bin/python bench/bench_overhead.py [--lengths 0.01,0.05,0.5,5] [--counts 100,1000,10000]
+        [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000]
+
+Compiles bench/programs/spin.c (a program under the engine contract that spins for --seconds of
+its own CPU time) with `cc -O2` into a scratch directory. For each cell of run length L seconds
+x N runs (N configurations of one run each: the worst case for the cost per job) whose
+simulation, L x N core-seconds, fits in --budget, it times, alternating, --pairs times each:
+
+- `xargs -P CORES -L 1` over the N command lines of the runs, as satsweep builds them
+  (Program.command: the program, its parameters, --run, --out): the baseline;
+- `satsweep run DESIGN --cores CORES` into a fresh results directory (Snakemake's start, the
+  jobs, the compaction: everything a user waits for);
+
+and prints each side's median and min, the ratio satsweep / xargs of the medians and the
+overhead per run, (satsweep - xargs) x CORES / N, in core-seconds. Then the fixed costs, on a
+complete store of N runs of L = 0 (made by `satsweep run` itself) for each N up to
+--fixed-max: `satsweep run` again with nothing to do, `satsweep status`; and once a sweep of a
+single run of L = 0 from scratch, against xargs running that run.
+
+Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 at N = 1000;
+nothing to do in under 1 s for 10^4 runs. The default cells take hours while a run costs
+satsweep about a second of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import yaml
+
+from satsweep.design import load_design
+
+REPO = Path(__file__).resolve().parent.parent
+SPIN = REPO / "bench" / "programs" / "spin.c"
+RATIO_TARGET = 1.15  # for L >= RATIO_MIN_LENGTH at N = RATIO_COUNT
+RATIO_MIN_LENGTH = 0.05
+RATIO_COUNT = 1000
+IDLE_TARGET = 1.0  # seconds of `satsweep run` with nothing to do, at N = IDLE_COUNT
+IDLE_COUNT = 10_000
+SATSWEEP = [sys.executable, "-m", "satsweep.cli"]
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def floats(text: str) -> list[float]:
+    return [float(part) for part in text.split(",") if part]
+
+
+def ints(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part]
+
+
+@dataclass
+class Times:
+    """The wall seconds of one side's repetitions."""
+
+    seconds: list[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def least(self) -> float:
+        return min(self.seconds)
+
+
+@dataclass
+class Cell:
+    length: float
+    count: int
+    xargs: Times
+    satsweep: Times
+
+    @property
+    def ratio(self) -> float:
+        return self.satsweep.median / self.xargs.median
+
+    def overhead_ms(self, cores: int) -> float:
+        """Core-milliseconds per run that satsweep spends beyond xargs."""
+        return (self.satsweep.median - self.xargs.median) * cores / self.count * 1000
+
+    @property
+    def verdict(self) -> str:
+        if self.length < RATIO_MIN_LENGTH or self.count != RATIO_COUNT:
+            return ""
+        if self.ratio <= RATIO_TARGET:
+            return f"ok (<= {RATIO_TARGET})"
+        return f"over {RATIO_TARGET}"
+
+
+class Bench:
+    """The scratch directory: the compiled program, designs, command files and stores."""
+
+    def __init__(self, scratch: Path, cores: int) -> None:
+        self.scratch = scratch
+        self.cores = cores
+        self.program = scratch / "spin"
+        subprocess.run(["cc", "-O2", "-o", str(self.program), str(SPIN)], check=True)
+        self.fresh = 0
+
+    def fresh_dir(self, name: str) -> Path:
+        """A directory not used before (a fresh store or output directory each time)."""
+        self.fresh += 1
+        return self.scratch / f"{name}-{self.fresh}"
+
+    def design(self, count: int, length: float) -> tuple[Path, str]:
+        """A design of ``count`` configurations of one run each, spinning ``length`` s."""
+        study = f"overhead-{count}x{length:g}"
+        path = self.scratch / f"{study}.yaml"
+        path.write_text(
+            yaml.safe_dump(
+                {
+                    "study": study,
+                    "program": "./spin",  # relative to the design file, beside it
+                    "factors": {"x": list(range(count))},
+                    "fixed": {"seconds": length},
+                    "replications": 1,
+                    "base_seed": 1,
+                },
+                sort_keys=False,
+            )
+        )
+        return path, study
+
+    def xargs_lines(self, design: Path, out: Path) -> tuple[str, Path]:
+        """The design's runs for xargs: the program, and a file of each run's arguments (one
+        line each, quoted for xargs) as satsweep builds them (Program.command: the same --run;
+        only --out differs). xargs runs the program itself on each line, as satsweep's job
+        does: no shell nor `env` between them."""
+        loaded = load_design(design)
+        commands = [
+            loaded.executable.command(run.params, run.run, out / f"{run.params['x']}.json")
+            for run in loaded.runs()
+        ]
+        program = commands[0][0]
+        assert all(command[0] == program for command in commands)
+        path = design.with_suffix(".lines")
+        path.write_text("".join(shlex.join(command[1:]) + "\n" for command in commands))
+        return program, path
+
+    def time_xargs(self, program: str, lines: Path, out: Path, count: int) -> float:
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        with lines.open("rb") as stdin:
+            start = time.perf_counter()
+            proc = subprocess.run(
+                ["xargs", "-P", str(self.cores), "-L", "1", program],
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            seconds = time.perf_counter() - start
+        if proc.returncode != 0:  # xargs: 123 when a run failed
+            raise SystemExit(f"xargs failed ({proc.returncode}): {proc.stderr.decode()[-2000:]}")
+        made = sum(1 for _ in out.glob("*.json"))
+        if made != count:
+            raise SystemExit(f"xargs made {made} results of {count} in {out}")
+        shutil.rmtree(out)  # 10^4 files otherwise stay until the end
+        return seconds
+
+    def satsweep(
+        self, command: str, design: Path, results: Path, *extra: str, watch: Path | None = None
+    ) -> float:
+        """Wall seconds of ``satsweep COMMAND DESIGN --results RESULTS``, refused unless it
+        exits 0; with ``watch``, a progress line every 30 s of the runs done in that store."""
+        log = self.scratch / "satsweep.log"
+        argv = [*SATSWEEP, command, str(design), "--results", str(results), *extra]
+        with log.open("wb") as output:
+            start = time.perf_counter()
+            proc = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT)
+            if watch is not None:
+                watcher = threading.Thread(target=_report_progress, args=(proc, watch, start))
+                watcher.start()
+            proc.wait()
+            seconds = time.perf_counter() - start
+        if watch is not None:
+            watcher.join()
+        if proc.returncode != 0:
+            said = log.read_text(errors="replace")[-3000:]
+            raise SystemExit(f"{shlex.join(argv)} failed ({proc.returncode}):\n{said}")
+        return seconds
+
+    def time_sweep(
+        self,
+        design: Path,
+        study: str,
+        count: int,
+        *,
+        results: Path | None = None,
+        watch: bool = False,
+    ) -> float:
+        """Wall seconds of `satsweep run` into ``results`` (default: a fresh directory), checked
+        to have left ``count`` runs in the store's runs.parquet."""
+        results = results or self.fresh_dir("results")
+        store = results / study
+        seconds = self.satsweep(
+            "run", design, results, "--cores", str(self.cores), watch=store if watch else None
+        )
+        rows = pq.read_metadata(store / "runs.parquet").num_rows
+        if rows != count:
+            raise SystemExit(f"satsweep run left {rows} runs of {count} in {store}")
+        return seconds
+
+
+def _report_progress(proc: subprocess.Popen, store: Path, start: float) -> None:
+    """Every 30 s while ``proc`` runs: the runs finished so far (their records, before the
+    compaction gathers them into runs.parquet)."""
+    while True:
+        try:
+            proc.wait(timeout=30)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        runs = store / "runs"
+        done = sum(1 for _ in runs.glob("*/r*.record.json")) if runs.is_dir() else 0
+        say(f"    ... {time.perf_counter() - start:.0f} s: {done} runs done")
+
+
+def measure_cell(bench: Bench, length: float, count: int, pairs: int) -> Cell:
+    design, study = bench.design(count, length)
+    program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
+    xargs, sweep = [], []
+    # alternating, so that the other work on the machine weighs on both sides alike
+    for pair in range(1, pairs + 1):
+        xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", count))
+        say(f"  L={length:g} N={count} pair {pair}/{pairs}: xargs    {xargs[-1]:8.2f} s")
+        sweep.append(bench.time_sweep(design, study, count))
+        say(f"  L={length:g} N={count} pair {pair}/{pairs}: satsweep {sweep[-1]:8.2f} s")
+    return Cell(length, count, Times(xargs), Times(sweep))
+
+
+@dataclass
+class Fixed:
+    what: str
+    count: int
+    times: Times
+    baseline: Times | None = None  # xargs doing the same, when there is such a thing
+
+    @property
+    def verdict(self) -> str:
+        if self.what != "nothing to do" or self.count != IDLE_COUNT:
+            return ""
+        if self.times.median < IDLE_TARGET:
+            return f"ok (< {IDLE_TARGET:g} s)"
+        return f"over {IDLE_TARGET:g} s"
+
+
+def measure_fixed(bench: Bench, count: int, pairs: int) -> list[Fixed]:
+    """`satsweep run` with nothing to do and `satsweep status`, on a complete store of
+    ``count`` runs of L = 0."""
+    design, study = bench.design(count, 0.0)
+    results = bench.fresh_dir("complete")
+    say(f"  N={count}: making the complete store ({count} runs of L=0) with satsweep run ...")
+    made = bench.time_sweep(design, study, count, results=results, watch=True)
+    say(f"  N={count}: store made in {made:.1f} s")
+    idle, status = [], []
+    for pair in range(1, pairs + 1):
+        # the store stays complete: each repetition finds the same nothing to do
+        idle.append(bench.time_sweep(design, study, count, results=results))
+        say(f"  N={count} pair {pair}/{pairs}: nothing to do {idle[-1]:8.2f} s")
+        status.append(bench.satsweep("status", design, results))
+        say(f"  N={count} pair {pair}/{pairs}: status        {status[-1]:8.2f} s")
+    shutil.rmtree(results)
+    return [Fixed("nothing to do", count, Times(idle)), Fixed("status", count, Times(status))]
+
+
+def measure_single(bench: Bench, pairs: int) -> Fixed:
+    """A sweep of one run of L = 0 from scratch, against xargs running that run: the fixed
+    cost of a sweep, which does not depend on N, so it is measured once."""
+    design, study = bench.design(1, 0.0)
+    program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
+    xargs, sweep = [], []
+    for pair in range(1, pairs + 1):
+        xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", 1))
+        say(f"  1 run pair {pair}/{pairs}: xargs    {xargs[-1]:8.3f} s")
+        sweep.append(bench.time_sweep(design, study, 1))
+        say(f"  1 run pair {pair}/{pairs}: satsweep {sweep[-1]:8.3f} s")
+    return Fixed("1-run sweep", 1, Times(sweep), Times(xargs))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", default="0.01,0.05,0.5,5", help="run lengths L (s)")
+    parser.add_argument("--counts", default="100,1000,10000", help="numbers of runs N")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--pairs", type=int, default=2, help="xargs/satsweep pairs per cell")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=200.0,
+        help="skip cells of more than this many core-seconds of simulation per side",
+    )
+    parser.add_argument(
+        "--fixed-max",
+        type=int,
+        default=IDLE_COUNT,
+        help="measure the fixed costs on complete stores of each N up to this",
+    )
+    args = parser.parse_args()
+    lengths, counts = floats(args.lengths), ints(args.counts)
+    if args.pairs < 1 or args.cores < 1:
+        parser.error("--pairs and --cores take 1 or more")
+
+    cells = [(length, count) for length in lengths for count in counts]
+    # a hair of slack: 0.05 x 4000 is 200.00000000000003 in floats
+    todo = [(L, N) for L, N in cells if L * N <= args.budget * (1 + 1e-9)]
+    say(f"{len(todo)} cells of {len(cells)} on {args.cores} cores, {args.pairs} pairs each")
+    for L, N in cells:
+        if (L, N) not in todo:
+            say(
+                f"skipped L={L:g} N={N}: {L * N:g} core-seconds per side > --budget {args.budget:g}"
+            )
+
+    measured: list[Cell] = []
+    fixed: list[Fixed] = []
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as scratch:
+        bench = Bench(Path(scratch), args.cores)
+        for L, N in todo:
+            say(f"cell L={L:g} s x N={N} ({L * N:g} core-seconds of simulation per side)")
+            measured.append(measure_cell(bench, L, N, args.pairs))
+        fixed_counts = [N for N in counts if N <= args.fixed_max]
+        if fixed_counts:
+            say("fixed costs: a sweep of 1 run of L=0 from scratch")
+            fixed.append(measure_single(bench, args.pairs))
+        for N in fixed_counts:
+            say(f"fixed costs on a complete store of N={N}")
+            fixed += measure_fixed(bench, N, args.pairs)
+
+    say("")
+    say(f"per-run overhead on {args.cores} cores (median of {args.pairs}; min in brackets)")
+    say(
+        f"{'L s':>6} {'N':>6} {'xargs s':>16} {'satsweep s':>18} {'ratio':>6} "
+        f"{'overhead ms/run':>15}  target"
+    )
+    for cell in measured:
+        say(
+            f"{cell.length:>6g} {cell.count:>6} "
+            f"{cell.xargs.median:>7.2f} ({cell.xargs.least:>6.2f}) "
+            f"{cell.satsweep.median:>8.2f} ({cell.satsweep.least:>7.2f}) "
+            f"{cell.ratio:>6.2f} {cell.overhead_ms(args.cores):>15.1f}  {cell.verdict}"
+        )
+    for L, N in cells:
+        if (L, N) not in todo:
+            say(f"{L:>6g} {N:>6}  skipped (--budget)")
+    if not any(c.length >= RATIO_MIN_LENGTH and c.count == RATIO_COUNT for c in measured):
+        say(
+            f"target ratio <= {RATIO_TARGET} for L >= {RATIO_MIN_LENGTH:g} at N = {RATIO_COUNT}:"
+            " no such cell measured"
+        )
+    if fixed:
+        say("")
+        say(f"fixed costs (median of {args.pairs}; min in brackets)")
+        say(f"{'what':<14} {'N':>6} {'satsweep s':>18} {'xargs s':>16}  target")
+        for f in fixed:
+            base = f"{f.baseline.median:>7.3f} ({f.baseline.least:>6.3f})" if f.baseline else ""
+            say(
+                f"{f.what:<14} {f.count:>6} {f.times.median:>8.2f} ({f.times.least:>7.2f}) "
+                f"{base:>16}  {f.verdict}"
+            )
+    if not any(f.what == "nothing to do" and f.count == IDLE_COUNT for f in fixed):
+        say(f"target nothing to do < {IDLE_TARGET:g} s at N = {IDLE_COUNT}: not measured")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
