@@ -4,7 +4,9 @@
 #
 # `satsweep run SWEEP` runs this with the store as working directory and its paths in a JSON
 # file (--configfile: `--config key=value` parses values again as YAML); see workflow/README.md.
+import os
 import sys
+import uuid
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
@@ -33,13 +35,21 @@ def here(path):
 workdir: str(STORE.root)
 
 
-# Longest configurations first; with `slots` (remote executors), batched into group jobs.
-SCHEDULE = schedule.plan(
-    DESIGN,
-    config.get("slots"),
-    config.get("group_size"),
-    config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
-)
+# Through a remote executor (`slots`): one job per configuration, longest first, batched into
+# group jobs. Locally: one worker job per core, which share a queue of the configurations,
+# longest first; the queue is this pass's (`satsweep run` names it, a Snakemake started by hand
+# gets its own).
+REMOTE = config.get("slots") is not None
+if REMOTE:
+    SCHEDULE = schedule.plan(
+        DESIGN,
+        config["slots"],
+        config.get("group_size"),
+        config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
+    )
+else:
+    PASS = config.get("pass") or uuid.uuid4().hex
+    WORKERS = max(1, min(workflow.cores, len(DESIGN.configurations)))
 
 
 rule all:

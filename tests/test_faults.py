@@ -371,7 +371,7 @@ def test_a_damaged_run_is_shown_quarantined_and_redone(toy, done, capsys, damage
 @pytest.mark.slow
 def test_a_deleted_run_is_redone_although_its_job_ran(toy, done, capsys):
     run_dir = one_run(done)
-    assert list(run_dir.glob("complete-*.json"))  # the job's manifest stands
+    assert list((done / "workers").glob("*/worker-*.json"))  # the workers' outputs stand
     for path in run_dir.glob("r1.*"):
         path.unlink()
     assert "toy: 2/2 runs done (1 now, 1 before)" in run_toy(toy, done.parent, capsys)
@@ -560,6 +560,7 @@ FULL_DISK = """\
 tables() { sha256sum "$DIR"/results/toy/*.parquet | sed 's|  .*/| |' | tr '\\n' ' '; echo; }
 run; echo "first $?"; tables
 fill
+rm "$DIR/results/toy/compaction.json"  # the compaction is then due, nothing else
 run; echo "full $?"; tables
 ls -a "$DIR/results/toy" | tr '\\n' ' '; echo
 grep -h "compaction failed" "$DIR/results/toy/logs/collect.log"
@@ -572,8 +573,8 @@ run; echo "again $?"; tables
 @pytest.mark.slow
 def test_a_disk_filling_up_during_compaction_keeps_the_tables(tmp_path):
     """A small tmpfs in a mount namespace of its own (unshare -m): the sweep fills it, then all
-    but 200 kB is taken and the sweep run again (compaction always runs): the 350 kB table
-    cannot be written."""
+    but 200 kB is taken, compaction.json removed and the sweep run again (its compaction is
+    then due): the 350 kB table cannot be written."""
     design = TOY.format(program=MM1).replace("customers: 20", "customers: 20000")
     proc = on_a_full_disk(tmp_path, design, FULL_DISK, timeout=180)
     lines = proc.stdout.splitlines()

@@ -78,7 +78,9 @@ def test_remote_command_names_the_workflows_groups():
     local = sweep.snakemake_command(QUICK, Path("/r"), Path("/r/q"), 2, False)
     assert local[local.index("--cores") + 1] == "2"
     assert not {"--executor", "--group-components", "--jobs"} & set(local)
-    assert sweep.workflow_config(QUICK, Path("/r"), 2) == {"sweep": str(QUICK), "results": "/r"}
+    config = sweep.workflow_config(QUICK, Path("/r"), 2)
+    assert config.pop("pass") != sweep.workflow_config(QUICK, Path("/r"), 2)["pass"]  # new each
+    assert config == {"sweep": str(QUICK), "results": "/r"}  # locally: no slots, no groups
 
     remote = sweep.snakemake_command(
         QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4), design

@@ -4,6 +4,7 @@ path, asked once per binary what it takes and gives (``--describe``), run once p
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -268,8 +269,10 @@ class Program:
         removed afterwards. Raises SimulationError when it fails or breaks the contract, or
         runs longer than ``timeout`` seconds (its process group is then killed).
         """
-        with tempfile.TemporaryDirectory(prefix="satsweep-") as scratch:
-            target = Path(out) if out is not None else Path(scratch) / "result.json"
+        with contextlib.ExitStack() as scratch:  # a temporary folder only without ``out``
+            target = Path(out) if out is not None else Path(
+                scratch.enter_context(tempfile.TemporaryDirectory(prefix="satsweep-"))
+            ) / "result.json"
             try:
                 proc = _run_group(self.command(params, run, target), timeout)
             except OSError as e:

@@ -14,7 +14,10 @@ results directory.
                                       the run was made with (a run is done iff it is there,
                                       its files match it and its run number is the design's)
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
-      runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job
+      runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job (a
+                                      remote executor's jobs; locally a marker its worker writes)
+      workers/<pass>/                 a local Snakemake pass's queue of configurations and its
+                                      workers' outputs (removed by the next `satsweep run`)
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
       compaction.json                 what the last compaction wrote (Snakemake's target): the
                                       runs, their digest, each table's rows, size and sha256
@@ -130,6 +133,15 @@ class Layout:
 
     def manifest_file(self, config_id: str, replications: int) -> Path:
         return self.run_dir(config_id) / f"complete-{replications}.json"
+
+    @property
+    def workers(self) -> Path:
+        """The local workers' folder: one folder per Snakemake pass, with its queue and each
+        worker's output (satsweep/workflow/jobs.py)."""
+        return self.root / "workers"
+
+    def worker_file(self, pass_id: str, worker: int | str) -> Path:
+        return self.workers / pass_id / f"worker-{worker}.json"
 
     def configurations_with_files(self) -> set[str]:
         """The config_ids that have a directory under runs/ (one directory read)."""

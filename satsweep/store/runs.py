@@ -206,19 +206,24 @@ class Runs(Layout):
         for name, rows in tables.items():
             write_parquet(self.run_file(run, f".{name}.parquet"), rows)
         write_parquet(self.run_file(run), row)
-        self.write_record(run, design.describe.tables)
+        counts = [row.num_rows, *(tables[name].num_rows for name in design.describe.tables)]
+        self.write_record(run, design.describe.tables, counts)
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
 
-    def write_record(self, run: Run, tables: Iterable[str]) -> None:
-        """The run's record: size, modification time, sha256 and rows of each of its files."""
+    def write_record(
+        self, run: Run, tables: Iterable[str], rows: list[int] | None = None
+    ) -> None:
+        """The run's record: size, modification time, sha256 and rows of each of its files
+        (``rows``: each file's rows when known, in :meth:`run_files`' order, else read)."""
         files = {}
-        for path in self.run_files(run, tables):
+        paths = self.run_files(run, tables)
+        for path, count in zip(paths, rows or [None] * len(paths), strict=True):
             stat = path.stat()
             files[path.name] = {
                 "bytes": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
                 "sha256": file_sha256(path),
-                "rows": pq.read_metadata(path).num_rows,
+                "rows": pq.read_metadata(path).num_rows if count is None else count,
             }
         # the run number and base_seed it was made with: what makes it this run (:meth:`verify`)
         record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}

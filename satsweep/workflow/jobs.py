@@ -1,10 +1,16 @@
 """The workflow's jobs as a small command, so that a Snakemake job starts only what it needs.
 
     python -m satsweep.workflow.jobs simulate SWEEP CONFIG_ID MANIFEST  # a configuration's runs
+    python -m satsweep.workflow.jobs work SWEEP WORKER_FILE KEEP_GOING PID  # a local worker
     python -m satsweep.workflow.jobs collect SWEEP COMPACTION           # compact the store
 
 Paths of the outputs locate the store (``<results>/<study>/...``), so a job needs no other
 configuration and runs the same under any Snakemake executor with a shared file system.
+
+Locally a sweep is one `work` job per core rather than one job per configuration: each worker
+takes the next configuration from a queue that the workers of a pass share (a counter under a
+file lock, over the configurations longest first), so a run costs no Python start and no
+Snakemake job, and the cores stay busy until the queue is empty.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ import satsweep
 from satsweep.design import Design, Run, load_design
 from satsweep.engine import SimulationError
 from satsweep.store import Store, write_json
+from satsweep.workflow import schedule
 
-__all__ = ["JOBS_LOCK", "provenance", "run_configuration", "simulate_run"]
+__all__ = ["JOBS_LOCK", "provenance", "run_configuration", "simulate_run", "work"]
 
 #: A lock file in the store that every job holds shared while it runs: `satsweep run` starts
 #: only when it can take it exclusively, so no orphaned job of an earlier run still writes.
@@ -113,12 +120,17 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
 
 
 def run_configuration(
-    design: Design, config_id: str, store: Store, log: Callable[[str], None] = print
+    design: Design,
+    config_id: str,
+    store: Store,
+    log: Callable[[str], None] = print,
+    manifest: bool = True,
 ) -> int:
     """A configuration's job: runs its replications that are not done yet, one after the other.
 
-    Writes the job's manifest (``complete-<r>.json``) when all replications are done; returns
-    the number that failed (the other replications still run).
+    Writes the job's manifest (``complete-<r>.json``) when all replications are done and
+    ``manifest`` (a remote job's output; a local worker has its own); returns the number that
+    failed (the other replications still run).
     """
     config = design.configuration(config_id)
     # temporaries of a killed attempt (only this job writes into this directory)
@@ -135,7 +147,7 @@ def run_configuration(
         else:
             log(problem)
             failures += 1
-    if not failures:
+    if manifest and not failures:
         write_json(
             store.manifest_file(config_id, design.replications_for(config_id)),
             {
@@ -162,6 +174,86 @@ def simulate(sweep: str, config_id: str, manifest: str) -> int:
         _say(f"{failures} of {design.replications} runs of {config_id} failed")
         return 1
     return 0
+
+
+def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
+    """A local worker: takes configurations from its pass's queue and runs their missing
+    replications until the queue is empty, then writes WORKER_FILE
+    (``<store>/workers/<pass>/worker-<k>.json``). After a failed run, unless KEEP_GOING is 1,
+    it and the pass's other workers take no more configurations (the runs going on finish, as
+    Snakemake's jobs do), nor once the Snakemake that started it (pid SNAKEMAKE) is gone: an
+    orphaned worker ends with its run. 1 if a run failed or the queue was left."""
+    output = Path(worker_file)
+    store = Store(output.parents[2])
+    _hold_jobs_lock(store)
+    design = store.round(store.bind(load_design(sweep, max_runs=None)))
+    queue = output.parent
+    stop = queue / "stop"
+    order = schedule.ranked(design)
+    parent = _Process(int(snakemake))
+    done = failures = 0
+    with _Queue(queue / "next") as claims:
+        while keep_going == "1" or not stop.exists():
+            if not parent.alive():
+                _say(f"Snakemake (pid {snakemake}) is gone: no more configurations taken")
+                return 1
+            index = claims.take()
+            if index >= len(order):
+                break
+            failed = run_configuration(design, order[index].config_id, store, _say, False)
+            failures += failed
+            done += 1
+            if failed and keep_going != "1":
+                stop.touch()
+    if failures:
+        _say(f"{failures} runs of {done} configurations failed")
+        return 1
+    write_json(output, {"configurations": done})
+    return 0
+
+
+class _Process:
+    """A process by its pid and start time, which a reused pid does not share."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.started = self._started()
+
+    def _started(self) -> str | None:
+        """Its start time in clock ticks, None when it is gone (or a zombie)."""
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat[stat.rindex(")") + 2 :].split()
+        return None if fields[0] in "ZX" else fields[19]
+
+    def alive(self) -> bool:
+        return self.started is not None and self._started() == self.started
+
+
+class _Queue:
+    """The next configuration's index in a pass's queue: a counter in a file, taken under an
+    exclusive lock, so every configuration goes to exactly one worker of the pass."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> _Queue:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+    def take(self) -> int:
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        try:
+            taken = int(os.pread(self.fd, 32, 0) or b"0")
+            os.pwrite(self.fd, f"{taken + 1:<20d}".encode(), 0)  # fixed width: no truncation
+            return taken
+        finally:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
 
 
 def collect(sweep: str, compaction: str) -> int:
@@ -214,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     commands: dict[str, tuple[Callable[..., int], int]] = {
         "simulate": (simulate, 3),
+        "work": (work, 4),
         "collect": (collect, 2),
     }
     if not args or args[0] not in commands or len(args) - 1 != commands[args[0]][1]:

@@ -13,11 +13,13 @@ import ctypes
 import fcntl
 import itertools
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -178,9 +180,12 @@ def workflow_config(
     design_path: Path, results: Path, cores: int, execution: Execution = LOCAL
 ) -> dict[str, object]:
     """The Snakefile's ``config`` (workflow/schemas/config.schema.yaml): the design file and
-    the results folder, and through a remote executor its slots and smallest group."""
+    the results folder; locally a new pass (the name of its workers' queue), through a remote
+    executor its slots and smallest group."""
     config: dict[str, object] = {"sweep": str(design_path), "results": str(results)}
-    if execution.remote:
+    if not execution.remote:
+        config["pass"] = uuid.uuid4().hex[:12]
+    else:
         config["slots"] = execution.jobs or cores
         config["min_group_seconds"] = schedule.min_group_seconds(execution.executor)
         if execution.group_size:
@@ -464,9 +469,17 @@ def _run_once(
     store.record(design)
     before = store.state(design)
     store.repair(before, warn)
-    _date_manifests_now(store)
     done_before = len(before.done)
     log = store.logs / "snakemake.log"
+    if not (before.n_missing or before.failed or before.damaged):
+        if store.compaction_problem(before) is None:  # nothing to do: no Snakemake at all
+            return SweepReport(design, store, 0, done_before, 0, before,
+                               time.perf_counter() - start, log)  # fmt: skip
+    _date_manifests_now(store)
+    # earlier passes' queues and workers' logs (no job of theirs is left: lock_store)
+    shutil.rmtree(store.workers, ignore_errors=True)
+    for old in store.logs.glob("worker-*.log"):
+        old.unlink(missing_ok=True)
     log.parent.mkdir(parents=True, exist_ok=True)
     command = snakemake_command(
         design_path,
@@ -524,7 +537,7 @@ def store_errors(state: State) -> list[str]:
     log line of the compaction and of the jobs of configurations with runs not done, when it
     says so (at most 20)."""
     store, design = state.store, state.design
-    logs = [store.logs / "collect.log"]
+    logs = [store.logs / "collect.log", *sorted(store.logs.glob("worker-*.log"))]
     for config in itertools.islice(state.incomplete_configurations(), 1000):
         r = design.replications_for(config.config_id)
         logs.append(store.logs / f"{config.config_id}-{r}.log")

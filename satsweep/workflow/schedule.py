@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from satsweep.design import Configuration, Design
 
-__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "min_group_seconds", "plan"]
+__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "min_group_seconds", "plan", "ranked"]
 
 #: Each group takes 1 / (FACTOR x slots) of the estimated work left (2: the usual factoring).
 FACTOR = 2
@@ -59,6 +59,13 @@ def configuration_seconds(design: Design, config: Configuration) -> float:
     )
 
 
+def ranked(design: Design) -> list[Configuration]:
+    """The design's configurations, longest estimated job first (ties: design order): the
+    order of the priorities, of the groups and of the local workers' queue."""
+    costs = {c.config_id: configuration_seconds(design, c) for c in design.configurations}
+    return sorted(design.configurations, key=lambda c: (-costs[c.config_id], c.index))
+
+
 def min_group_seconds(executor: str | None) -> float:
     """The smallest group for jobs through ``executor`` (in estimated seconds of runs)."""
     return WARM_MIN_GROUP_SECONDS.get(str(executor), MIN_GROUP_SECONDS)
@@ -76,11 +83,12 @@ def plan(
     job slots): groups too, of ``group_size`` configurations each when given, else shrinking
     as described in the module's docstring.
     """
-    costs = {c.config_id: configuration_seconds(design, c) for c in design.configurations}
-    ranked = sorted(design.configurations, key=lambda c: (-costs[c.config_id], c.index))
-    priority = {c.config_id: len(ranked) - rank for rank, c in enumerate(ranked)}
+    order = ranked(design)
+    priority = {c.config_id: len(order) - rank for rank, c in enumerate(order)}
     if slots is None:
         return Schedule(priority)
+
+    costs = {c.config_id: configuration_seconds(design, c) for c in order}
 
     groups: list[list[str]] = []
     group: list[str] = []
@@ -88,7 +96,7 @@ def plan(
     share = FACTOR * max(1, slots)
     target = max(left / share, min_group_seconds)
     in_group = 0.0
-    for config in ranked:
+    for config in order:
         group.append(config.config_id)
         in_group += costs[config.config_id]
         full = len(group) >= group_size if group_size else in_group >= target

@@ -1,45 +1,72 @@
-# One job per configuration (design point): it runs the configuration's replications that are
-# not done yet, one after the other, each into its own files (satsweep/store). The job's
-# output is a small manifest named after r, so raising r reruns the job, which then runs only the
-# new replications. Priorities put the longest configurations first; through remote executors
-# the configurations are batched into group jobs (satsweep/workflow/schedule.py). `collect`
-# compacts every finished run into runs.parquet and one file per table of the program; its
-# declared output is only compaction.json, written last, so that Snakemake, which deletes the
-# outputs of a failed job, never deletes the tables (satsweep/store). Jobs are
-# `python -m satsweep.workflow.jobs ...` (a lean entry point: ~0.4 s of start-up per job) and locate the
-# store from their output paths: any executor with a shared file system runs them as they are.
+# Through a remote executor, one job per configuration (design point): it runs the
+# configuration's replications that are not done yet, one after the other, each into its own
+# files (satsweep/store). The job's output is a small manifest named after r, so raising r reruns
+# the job, which then runs only the new replications. Priorities put the longest configurations
+# first, and the configurations are batched into group jobs (satsweep/workflow/schedule.py).
+# Locally, one `work` job per core instead: the workers take the configurations from a queue
+# they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py).
+# `collect` compacts every finished run into runs.parquet and one file per table of the
+# program; its declared output is only compaction.json, written last, so that Snakemake, which
+# deletes the outputs of a failed job, never deletes the tables (satsweep/store). Jobs are
+# `python -m satsweep.workflow.jobs ...` (a lean entry point) and locate the store from their
+# output paths: any executor with a shared file system runs them as they are.
 # See workflow/README.md.
 
 
 wildcard_constraints:
     config_id="[0-9a-f]{12}",
     replications="[0-9]+",
+    worker="[0-9]+",
 
 
-rule simulate:
-    output:
-        here(STORE.manifest_file("{config_id}", "{replications}")),
-    log:
-        here(STORE.logs / "{config_id}-{replications}.log"),
-    params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
-        sweep=lambda wildcards: config["sweep"],
-        python=lambda wildcards: sys.executable,
-    threads: 1
-    resources:
-        mem_mb=DESIGN.resources.mem_mb,
-    priority: lambda wildcards: SCHEDULE.priority[wildcards.config_id]
-    group: lambda wildcards: SCHEDULE.group.get(wildcards.config_id)
-    shell:
-        "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {wildcards.config_id}"
-        " {output:q} > {log:q} 2>&1"
+if REMOTE:
+
+    rule simulate:
+        output:
+            here(STORE.manifest_file("{config_id}", "{replications}")),
+        log:
+            here(STORE.logs / "{config_id}-{replications}.log"),
+        params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
+            sweep=lambda wildcards: config["sweep"],
+            python=lambda wildcards: sys.executable,
+        threads: 1
+        resources:
+            mem_mb=DESIGN.resources.mem_mb,
+        priority: lambda wildcards: SCHEDULE.priority[wildcards.config_id]
+        group: lambda wildcards: SCHEDULE.group.get(wildcards.config_id)
+        shell:
+            "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {wildcards.config_id}"
+            " {output:q} > {log:q} 2>&1"
+
+    RUN_OUTPUTS = [
+        here(STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id)))
+        for c in DESIGN.configurations
+    ]
+else:
+
+    rule work:
+        output:
+            here(STORE.worker_file(PASS, "{worker}")),
+        log:
+            here(STORE.logs / "worker-{worker}.log"),
+        params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
+            sweep=lambda wildcards: config["sweep"],
+            python=lambda wildcards: sys.executable,
+            keep_going=lambda wildcards: int(workflow.execution_settings.keep_going),
+            snakemake=lambda wildcards: os.getpid(),  # a worker takes no more once it is gone
+        threads: 1
+        resources:
+            mem_mb=DESIGN.resources.mem_mb,
+        shell:
+            "{params.python:q} -m satsweep.workflow.jobs work {params.sweep:q} {output:q}"
+            " {params.keep_going} {params.snakemake} > {log:q} 2>&1"
+
+    RUN_OUTPUTS = [here(STORE.worker_file(PASS, k)) for k in range(1, WORKERS + 1)]
 
 
 rule collect:
     input:
-        [
-            here(STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id)))
-            for c in DESIGN.configurations
-        ],
+        RUN_OUTPUTS,
     output:
         here(STORE.compaction_file),
     log:
