@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -223,3 +226,53 @@ def test_a_failing_program_reports_its_exit_code_and_stderr(tmp_path):
     with pytest.raises(SimulationError) as error:
         Program.at(path).run({"n": 0}, 1)
     assert error.value.returncode == 2 and "allowed: an integer >= 1" in error.value.stderr_tail
+
+
+#: A job that runs one simulation of PROGRAM (argv[1]); argv[2] "preexec" takes the fallback
+#: for a host whose setpriv cannot set the parent-death signal.
+JOB = """\
+import sys
+from pathlib import Path
+from satsweep.engine import Program, program
+if sys.argv[2] == "preexec":
+    program._dies_with_job = lambda: ()
+Program.at(Path(sys.argv[1])).run({}, 1)
+"""
+
+
+@pytest.mark.parametrize("way", ["setpriv", "preexec"])
+def test_a_program_dies_with_its_killed_job(tmp_path, way):
+    """A job SIGKILLed (the OOM killer, a batch system's kill) takes its program along, though
+    the program runs in a process group of its own: PR_SET_PDEATHSIG, set by setpriv (no
+    preexec_fn: a vfork, not a fork of the whole interpreter) or else in the child."""
+    if way == "setpriv" and not program_module._dies_with_job():
+        pytest.skip("this host's setpriv cannot set the parent-death signal")
+    path = tmp_path / "sleeper"
+    path.write_text(
+        "#!/bin/sh\n"
+        f"[ \"$1\" = --describe ] && echo '{json.dumps(DESCRIBE)}' && exit 0\n"
+        f"echo $$ > {tmp_path / 'pid'}; exec sleep 600\n"
+    )
+    path.chmod(0o755)
+    job = subprocess.Popen([sys.executable, "-c", JOB, str(path), way])
+    pid_file = tmp_path / "pid"
+    deadline = time.monotonic() + 60
+    while not (pid_file.is_file() and pid_file.read_text().strip()):
+        assert job.poll() is None and time.monotonic() < deadline, "the program never started"
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    assert Path(f"/proc/{pid}").exists()
+    job.kill()
+    job.wait()
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, f"the program (pid {pid}) outlived its job"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "ZX"

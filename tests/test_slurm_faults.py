@@ -286,7 +286,9 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     assert f"Slurm job {job}" in status and "CANCELLED" in status and "is gone" in status
     restart_lost_nodes()
     left = {ns: namespace_processes(ns) for ns in NETNS}
-    _wait_until(nothing_of_the_job_left, 60, f"no process of the job in the nodes (at first: {left})")
+    _wait_until(
+        nothing_of_the_job_left, 60, f"no process of the job in the nodes (at first: {left})"
+    )
     # the workers cleared their nodes' Ray temp dirs; the lost node's is what a lost node
     # leaves in its /tmp (here the machine's: removed so that the test leaves nothing behind)
     assert not list(Path("/tmp").glob(f"satsweep-ray-{job}-*"))

@@ -115,11 +115,18 @@ def test_smoke_sweep_fills_the_store(smoke):
 
 
 def test_rerun_of_a_finished_sweep_runs_nothing(smoke, capsys):
+    """Nor starts Snakemake (its log stays the last sweep's), nor rewrites the tables."""
     store_dir = smoke / "smoke"
     before = run_files(store_dir)
+    kept = {p: p.stat().st_mtime_ns for p in store_dir.glob("*") if p.is_file()}
+    kept[store_dir / "logs" / "snakemake.log"] = (
+        (store_dir / "logs" / "snakemake.log").stat().st_mtime_ns
+    )
     assert sweep(REPO / "sweeps" / "smoke.yaml", smoke) == 0
     assert run_files(store_dir) == before
     assert "(0 now, 8 before)" in capsys.readouterr().err
+    kept.pop(store_dir / "design.json")  # recorded again by every run, the same design
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
 
 
 def test_status_and_sql_over_the_store(smoke, capsys):

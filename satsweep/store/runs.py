@@ -210,9 +210,7 @@ class Runs(Layout):
         self.write_record(run, design.describe.tables, counts)
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
 
-    def write_record(
-        self, run: Run, tables: Iterable[str], rows: list[int] | None = None
-    ) -> None:
+    def write_record(self, run: Run, tables: Iterable[str], rows: list[int] | None = None) -> None:
         """The run's record: size, modification time, sha256 and rows of each of its files
         (``rows``: each file's rows when known, in :meth:`run_files`' order, else read)."""
         files = {}

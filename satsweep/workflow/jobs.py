@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import satsweep
-from satsweep.design import Design, Run, load_design
+from satsweep.design import Configuration, Design, Run, load_design
 from satsweep.engine import SimulationError
 from satsweep.store import Store, write_json
 from satsweep.workflow import schedule
@@ -121,7 +121,7 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
 
 def run_configuration(
     design: Design,
-    config_id: str,
+    config: Configuration,
     store: Store,
     log: Callable[[str], None] = print,
     manifest: bool = True,
@@ -132,7 +132,7 @@ def run_configuration(
     ``manifest`` (a remote job's output; a local worker has its own); returns the number that
     failed (the other replications still run).
     """
-    config = design.configuration(config_id)
+    config_id = config.config_id
     # temporaries of a killed attempt (only this job writes into this directory)
     for stale in store.run_dir(config_id).glob("*.tmp.*"):
         stale.unlink(missing_ok=True)
@@ -169,7 +169,7 @@ def simulate(sweep: str, config_id: str, manifest: str) -> int:
     if Path(manifest).name != store.manifest_file(config_id, design.replications).name:
         print(f"{sweep} now has {design.replications} replications: run the sweep again")
         return 1
-    failures = run_configuration(design, config_id, store, log=_say)
+    failures = run_configuration(design, design.configuration(config_id), store, log=_say)
     if failures:
         _say(f"{failures} of {design.replications} runs of {config_id} failed")
         return 1
@@ -200,7 +200,7 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
             index = claims.take()
             if index >= len(order):
                 break
-            failed = run_configuration(design, order[index].config_id, store, _say, False)
+            failed = run_configuration(design, order[index], store, _say, False)
             failures += failed
             done += 1
             if failed and keep_going != "1":
