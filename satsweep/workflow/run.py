@@ -34,6 +34,7 @@ from satsweep.workflow.jobs import JOBS_LOCK, STORE_FAILURES
 
 __all__ = [
     "SNAKEFILE",
+    "compact",
     "Execution",
     "SweepBusy",
     "SweepReport",
@@ -76,10 +77,16 @@ class SweepReport:
     log: Path
     # a precision campaign's rounds, the last one's design is `design`
     rounds: list[Round] = field(default_factory=list)
+    stored: bool = True  # False: the compaction failed (a full disk), the old tables are kept
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.state.failed and not self.state.n_missing
+        return (
+            self.returncode == 0
+            and self.stored
+            and not self.state.failed
+            and not self.state.n_missing
+        )
 
 
 #: Executors that run Snakemake's jobs elsewhere (remote executors with a shipped profile).
@@ -162,13 +169,11 @@ def snakemake_command(
         "--configfile", str(store_dir / CONFIG_FILE),
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
         "--rerun-incomplete",
-        # Snakemake takes an existing runs.parquet as up to date even when run manifests are
-        # missing (as for deleted temp files): forcing the cheap compaction makes it need them.
-        "--forcerun", "collect",
     ]  # fmt: skip
     if keep_going:
         command.append("--keep-going")
-    return command
+    # the runs only: satsweep compacts the store itself afterwards (compact)
+    return [*command, "runs"]
 
 
 #: The workflow's configuration in the store, a JSON file: Snakemake's ``--config key=value``
@@ -505,11 +510,16 @@ def _run_once(
             while proc.poll() is None:
                 if on_progress is not None:
                     on_progress(store.count_done(design), design.n_runs)
-                time.sleep(poll_seconds)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=poll_seconds)  # returns as soon as Snakemake ends
         except BaseException:
             _stop(proc, store.root, warn)
             raise
     final = store.state(design)
+    stored = True
+    if store.compaction_problem(final) is not None:  # Snakemake's onerror may have compacted
+        stored = compact(store, design, warn)
+        final = store.state(design)  # the compaction quarantines a run damaged since
     if on_progress is not None:
         on_progress(len(final.done), design.n_runs)
     return SweepReport(
@@ -521,7 +531,29 @@ def _run_once(
         state=final,
         wall_seconds=time.perf_counter() - start,
         log=log,
+        stored=stored,
     )
+
+
+def compact(store: Store, design: Design, warn: Callable[[str], None]) -> bool:
+    """Compacts the store's finished runs of ``design`` into its tables, in this process (a
+    Snakemake job would start Python and the store's stack again). What it says goes to
+    ``logs/collect.log``, as the ``collect`` job's would: a full disk is its last line, which
+    `run` and `status` show. False when it failed; the previous tables are then kept."""
+    said: list[str] = []
+
+    def warned(message: str) -> None:
+        said.append(message)
+        warn(message)
+
+    try:
+        n = store.collect(design, warn=warned)
+        said.append(f"{n} of {design.n_runs} runs in {store.runs_table}")
+    except OSError as e:  # a full disk
+        said.append(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
+    with contextlib.suppress(OSError):  # the disk may be full: the summary says it still
+        (store.logs / "collect.log").write_text("".join(f"{line}\n" for line in said))
+    return not said[-1].startswith(STORE_FAILURES[0])
 
 
 def log_tail(path: Path, lines: int = 15) -> str:

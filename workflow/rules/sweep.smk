@@ -64,6 +64,14 @@ else:
     RUN_OUTPUTS = [here(STORE.worker_file(PASS, k)) for k in range(1, WORKERS + 1)]
 
 
+rule runs:
+    # every run, not compacted: what `satsweep run` asks Snakemake for, compacting the store
+    # itself afterwards (its process has the store's stack loaded: no job's start)
+    input:
+        RUN_OUTPUTS,
+    localrule: True
+
+
 rule collect:
     input:
         RUN_OUTPUTS,
