@@ -319,3 +319,48 @@ def test_a_home_that_cannot_be_written_does_not_stop_a_sweep(tmp_path, capsys, m
     design = sweep_file(tmp_path, "home", 1, 0)
     assert cli.main(["run", str(design), "--results", str(tmp_path / "results")]) == 0
     assert "home: 6/6 runs done (6 now, 0 before)" in capsys.readouterr().err
+
+
+#: A program whose configuration `bad` fails at once; the others take 4 s. `bad` is the most
+#: costly by its hint, so the local workers' queue gives it out first.
+ONE_BAD = f"""\
+#!{sys.executable}
+import json, sys, time
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
+if sys.argv[1:] == ["--describe"]:
+    print(json.dumps({{
+        "name": "onebad", "version": "1",
+        "parameters": [{{"name": "case", "type": "string", "default": "ok1",
+                        "choices": ["bad", "ok1", "ok2", "ok3", "ok4", "ok5"], "help": "h"}}],
+        "summary": [{{"name": "y", "type": "float", "help": "h"}}],
+        "cost": {{"by": "case", "seconds": {{"bad": 10, "ok1": 1, "ok2": 1, "ok3": 1, "ok4": 1,
+                                           "ok5": 1}}}},
+    }}))
+    sys.exit(0)
+if args["case"] == "bad":
+    sys.exit("bad on purpose")
+time.sleep(4)
+json.dump({{"params": {{}}, "summary": {{"y": 1.0}}}}, open(args["out"], "w"))
+"""
+
+
+@pytest.mark.slow
+def test_a_failure_stops_every_local_worker_unless_keep_going(tmp_path):
+    """Without --keep-going, a failed run keeps the pass's workers from taking more
+    configurations (the run going on beside it finishes); with it, every run is tried."""
+    program = write_program(tmp_path, "onebad.py", ONE_BAD)
+    design = tmp_path / "toy.yaml"
+    design.write_text(
+        f"study: toy\nprogram: {program}\nfactors:\n  case: [ok1, ok2, bad, ok3, ok4, ok5]\n"
+        "replications: 1\n"
+    )
+    args = ["run", str(design), "--results", str(tmp_path / "results"), "--cores", "2"]
+    stopped = satsweep(*args)
+    assert stopped.returncode == 1, stopped.stderr
+    said = " ".join(stopped.stderr.split())
+    done = int(said.split("toy: ")[1].split("/6")[0])
+    assert done <= 1 and "1 failed" in said, said  # the other worker's first run at most
+    assert f"1 failed, {5 - done} not run" in said, said
+    finished = satsweep(*args, "--keep-going")
+    assert finished.returncode == 1, finished.stderr
+    assert "toy: 5/6 runs done" in " ".join(finished.stderr.split()), finished.stderr
