@@ -13,7 +13,7 @@ from snakemake.utils import min_version, validate
 
 from satsweep.design import load_design
 from satsweep.store import Store
-from satsweep.workflow import schedule
+from satsweep.workflow import jobs, schedule
 
 min_version("9.0")
 

@@ -35,7 +35,15 @@ from satsweep.engine import SimulationError
 from satsweep.store import Store, write_json
 from satsweep.workflow import schedule
 
-__all__ = ["JOBS_LOCK", "provenance", "run_configuration", "simulate_run", "work"]
+__all__ = [
+    "JOBS_LOCK",
+    "compact",
+    "proc_stat",
+    "provenance",
+    "run_configuration",
+    "simulate_run",
+    "work",
+]
 
 #: A lock file in the store that every job holds shared while it runs: `satsweep run` starts
 #: only when it can take it exclusively, so no orphaned job of an earlier run still writes.
@@ -191,9 +199,10 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
     stop = queue / "stop"
     order = schedule.ranked(design)
     parent = _Process(int(snakemake))
+    keep = keep_going == "1"
     done = failures = 0
     with _Queue(queue / "next") as claims:
-        while keep_going == "1" or not stop.exists():
+        while keep or not stop.exists():
             if not parent.alive():
                 _say(f"Snakemake (pid {snakemake}) is gone: no more configurations taken")
                 return 1
@@ -203,13 +212,23 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
             failed = run_configuration(design, order[index], store, _say, False)
             failures += failed
             done += 1
-            if failed and keep_going != "1":
+            if failed and not keep:
                 stop.touch()
     if failures:
         _say(f"{failures} runs of {done} configurations failed")
         return 1
     write_json(output, {"configurations": done})
     return 0
+
+
+def proc_stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (the state first, the start
+    time in clock ticks at [19]), None when there is no such process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()
 
 
 class _Process:
@@ -221,12 +240,8 @@ class _Process:
 
     def _started(self) -> str | None:
         """Its start time in clock ticks, None when it is gone (or a zombie)."""
-        try:
-            stat = Path(f"/proc/{self.pid}/stat").read_text()
-        except OSError:
-            return None
-        fields = stat[stat.rindex(")") + 2 :].split()
-        return None if fields[0] in "ZX" else fields[19]
+        fields = proc_stat(self.pid)
+        return None if fields is None or fields[0] in "ZX" else fields[19]
 
     def alive(self) -> bool:
         return self.started is not None and self._started() == self.started
@@ -263,13 +278,20 @@ def collect(sweep: str, compaction: str) -> int:
     _hold_jobs_lock(store)
     design = store.bind(load_design(sweep, max_runs=None))
     design = store.round(design)  # a precision campaign: the round `satsweep run` recorded
+    return 0 if compact(store, design, _say) else 1
+
+
+def compact(store: Store, design: Design, say: Callable[[str], None]) -> bool:
+    """Compacts the design's finished runs into the store's tables, saying what it did (its
+    warnings, then the runs compacted) or, last, why it could not (STORE_FAILURES[0]: a full
+    disk, the previous tables stay as they were). False when it could not."""
     try:
-        n = store.collect(design, warn=_say)
-    except OSError as e:  # a full disk: the previous tables stay as they were
-        _say(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
-        return 1
-    _say(f"{n} of {design.n_runs} runs in {store.runs_table}")
-    return 0
+        n = store.collect(design, warn=say)
+    except OSError as e:
+        say(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
+        return False
+    say(f"{n} of {design.n_runs} runs in {store.runs_table}")
+    return True
 
 
 def _manifest_replications(manifest: str, most: int) -> int:

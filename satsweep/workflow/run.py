@@ -30,6 +30,7 @@ from satsweep.design import Design, load_design
 from satsweep.store import State, Store, results_dir, write_json
 from satsweep.analysis import precision
 from satsweep.workflow import schedule
+from satsweep.workflow import jobs
 from satsweep.workflow.jobs import JOBS_LOCK, STORE_FAILURES
 
 __all__ = [
@@ -240,12 +241,8 @@ def _processes() -> dict[Process, int]:
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if fields[0] not in "ZX":
+        fields = jobs.proc_stat(entry.name)
+        if fields is not None and fields[0] not in "ZX":
             found[(int(entry.name), int(fields[19]))] = int(fields[1])
     return found
 
@@ -541,19 +538,12 @@ def compact(store: Store, design: Design, warn: Callable[[str], None]) -> bool:
     ``logs/collect.log``, as the ``collect`` job's would: a full disk is its last line, which
     `run` and `status` show. False when it failed; the previous tables are then kept."""
     said: list[str] = []
-
-    def warned(message: str) -> None:
-        said.append(message)
-        warn(message)
-
-    try:
-        n = store.collect(design, warn=warned)
-        said.append(f"{n} of {design.n_runs} runs in {store.runs_table}")
-    except OSError as e:  # a full disk
-        said.append(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
+    stored = jobs.compact(store, design, said.append)
+    for line in said[:-1]:  # its warnings (a run damaged since, quarantined)
+        warn(line)
     with contextlib.suppress(OSError):  # the disk may be full: the summary says it still
         (store.logs / "collect.log").write_text("".join(f"{line}\n" for line in said))
-    return not said[-1].startswith(STORE_FAILURES[0])
+    return stored
 
 
 def log_tail(path: Path, lines: int = 15) -> str:
