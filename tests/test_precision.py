@@ -255,7 +255,8 @@ def test_a_campaign_over_configurations_gives_each_its_own_replications(tmp_path
 
 
 def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
-    """--max-runs bounds what a campaign may come to (configurations x max), not its pilot."""
+    """--max-runs bounds what a campaign may come to (configurations x max), not its pilot;
+    plan says both."""
     from satsweep import cli
 
     design = tmp_path / "d.yaml"
@@ -269,6 +270,8 @@ def test_a_campaign_is_sized_at_its_max(tmp_path, capsys):
         "a smaller design, or --max-runs 54 to take it" in capsys.readouterr().err
     )
     assert cli.main(["plan", str(design), "--max-runs", "54"]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "this round's 12 runs, then rounds until the targets are met; at most 54 runs" in said
 
 
 @pytest.mark.slow

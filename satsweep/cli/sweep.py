@@ -375,6 +375,21 @@ def _plan(args: argparse.Namespace) -> int:
             f"estimated cost: {_duration(seconds)} on {args.cores} cores "
             f"(mean of {basis} finished runs)"
         )
+    if design.precision is not None:
+        # the rounds' worst case: every configuration at max, at this round's cost per run
+        most = design.n_configurations * design.precision.max
+        cost = hinted if estimate is None else estimate[0]
+        more = (
+            f", up to {_duration(cost / todo * (most - len(state.done)))} more on {args.cores} cores"
+            if cost and todo
+            else ""
+        )
+        console.print(
+            f"precision campaign: this round's {design.n_runs} runs, then rounds until the "
+            f"targets are met; at most {most} runs (max = {design.precision.max} per "
+            f"configuration){more}",
+            highlight=False,
+        )
     if args.check:
         problem = _trial(design, args.check_seconds, console)
         if problem is not None:
