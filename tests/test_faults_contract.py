@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 
 from satsweep import cli
+from satsweep.design import load_design
 
 MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
 
-#: The body of a hostile program; the test writes DESCRIBE, SUMMARY (the summary as raw JSON
-#: text: NaN and 2^64 are not Python's to write), PRINT_MB, EXIT and SABOTAGE above it.
+#: The body of a hostile program; the test writes DESCRIBE, SUMMARIES (the summary of each
+#: level, 1 first, as raw JSON text: NaN and 2^64 are not Python's to write), PRINT_MB, EXIT and
+#: SABOTAGE above it.
 BODY = r"""
 import json
 import os
@@ -46,7 +48,7 @@ out = given["out"]
 if SABOTAGE:  # the run's row file becomes a folder: satsweep cannot store the run
     os.makedirs(os.path.join(os.path.dirname(out), "r1.parquet"), exist_ok=True)
 with open(out + ".tmp", "w") as f:
-    f.write('{"params": %s, "summary": %s}' % (json.dumps(params), SUMMARY))
+    f.write('{"params": %s, "summary": %s}' % (json.dumps(params), SUMMARIES[int(params.get("level", 1)) - 1]))
 os.replace(out + ".tmp", out)
 """
 
@@ -73,22 +75,24 @@ replications: 1
 def hostile(
     folder: Path,
     describe: dict | None = None,
-    summary: str = '{"value": 1.5, "count": 2, "label": "a"}',
+    summary: str | list[str] = '{"value": 1.5, "count": 2, "label": "a"}',
     print_mb: int = 0,
     exit_code: int = 0,
     sabotage: bool = False,
 ) -> Path:
-    """Writes the hostile program and a design of one run of it into ``folder``; returns the
-    design file."""
+    """Writes the hostile program and a design of it into ``folder``; returns the design file.
+    One run, or with a list of summaries one configuration per summary (level 1, 2, ...)."""
+    summaries = [summary] if isinstance(summary, str) else summary
     program = folder / "hostile.py"
     program.write_text(
         "#!/usr/bin/env python3\n"
-        f"DESCRIBE = {describe or DESCRIBE!r}\nSUMMARY = {summary!r}\n"
+        f"DESCRIBE = {describe or DESCRIBE!r}\nSUMMARIES = {summaries!r}\n"
         f"PRINT_MB = {print_mb}\nEXIT = {exit_code}\nSABOTAGE = {sabotage}\n{BODY}"
     )
     program.chmod(0o755)
     design = folder / "hostile.yaml"
-    design.write_text(DESIGN)
+    levels = ", ".join(str(level) for level in range(1, len(summaries) + 1))
+    design.write_text(DESIGN.replace("[1]", f"[{levels}]"))
     return design
 
 
@@ -289,77 +293,80 @@ def test_a_changed_description_of_the_same_version_is_refused(
 # -- item 9: results that cannot be stored --------------------------------------------------
 
 
+#: Results that break the contract, each with the start of what its failed run's record says.
+BROKEN = [
+    (
+        '{"value": 1.5, "count": 18446744073709551616, "label": "a"}',
+        "summary: 'count' = an integer of 65 bits is too large; allowed: a 64-bit integer",
+    ),
+    (
+        '{"value": 1' + "0" * 400 + ', "count": 2, "label": "a"}',
+        "summary: 'value' = an integer of 1329 bits is too large; allowed: a 64-bit float",
+    ),
+    (
+        '{"value": 1e999, "count": 2, "label": "a"}',
+        "summary: 'value' = inf is too large; allowed: a 64-bit float, or null",
+    ),
+    (
+        '{"value": NaN, "count": 2, "label": "a"}',
+        "summary: 'value' is NaN, which JSON does not have; allowed: a number, or null",
+    ),
+    (
+        '{"value": -Infinity, "count": 2, "label": "a"}',
+        "summary: 'value' is -Infinity, which JSON does not have",
+    ),
+    (
+        '{"value": 1.5, "label": "a"}',
+        "summary: 'count' is missing; allowed: every declared field, null where it has no value",
+    ),
+    (
+        '{"value": 1.5, "count": 2, "label": "\\ud800"}',
+        "summary: 'label' = '\\ud800' is not Unicode text",
+    ),
+    (
+        '{"value": 1.5, "count": 2, "label": "a", "x\\u0000": "' + "y" * 10**5 + '"}',
+        "summary: 'x\\x00' is not declared by --describe",
+    ),
+    (
+        '{"value": 1.5, "count": "' + "9" * 10**5 + '", "label": "a"}',
+        "summary: 'count' = '" + "9" * 40 + "'... is not of type int",
+    ),
+]
+BROKEN_NAMES = [
+    "int beyond 2^64",
+    "float beyond any float",
+    "1e999",
+    "NaN",
+    "-Infinity",
+    "missing field",
+    "lone surrogate",
+    "NUL in a name",
+    "100 kB string for an int",
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("summary", "said"),
-    [
-        (
-            '{"value": 1.5, "count": 18446744073709551616, "label": "a"}',
-            "summary: 'count' = an integer of 65 bits is too large; allowed: a 64-bit integer",
-        ),
-        (
-            '{"value": 1' + "0" * 400 + ', "count": 2, "label": "a"}',
-            "summary: 'value' = an integer of 1329 bits is too large; allowed: a 64-bit float",
-        ),
-        (
-            '{"value": 1e999, "count": 2, "label": "a"}',
-            "summary: 'value' = inf is too large; allowed: a 64-bit float, or null",
-        ),
-        (
-            '{"value": NaN, "count": 2, "label": "a"}',
-            "summary: 'value' is NaN, which JSON does not have; allowed: a number, or null",
-        ),
-        (
-            '{"value": -Infinity, "count": 2, "label": "a"}',
-            "summary: 'value' is -Infinity, which JSON does not have",
-        ),
-        (
-            '{"value": 1.5, "label": "a"}',
-            "summary: 'count' is missing; allowed: every declared field, null where it has no "
-            "value",
-        ),
-        (
-            '{"value": 1.5, "count": 2, "label": "\\ud800"}',
-            "summary: 'label' = '\\ud800' is not Unicode text",
-        ),
-        (
-            '{"value": 1.5, "count": 2, "label": "a", "x\\u0000": "' + "y" * 10**5 + '"}',
-            "summary: 'x\\x00' is not declared by --describe",
-        ),
-        (
-            '{"value": 1.5, "count": "' + "9" * 10**5 + '", "label": "a"}',
-            "summary: 'count' = '" + "9" * 40 + "'... is not of type int",
-        ),
-    ],
-    ids=[
-        "int beyond 2^64",
-        "float beyond any float",
-        "1e999",
-        "NaN",
-        "-Infinity",
-        "missing field",
-        "lone surrogate",
-        "NUL in a name",
-        "100 kB string for an int",
-    ],
-)
-def test_a_result_breaking_the_contract_is_a_failed_run(tmp_path, capsys, summary, said):
+def test_results_breaking_the_contract_are_failed_runs(tmp_path, capsys):
     """An integer beyond 2^63 crashed the job with no .failed.json (every rerun met it again as
     "missing"); NaN, Infinity and a missing field were stored as finished. Each is now a failed
     run whose record says which field and what class of value, in a few hundred characters;
-    nothing of it is stored, and status counts it failed (not missing)."""
-    design = hostile(tmp_path, summary=summary)
+    nothing of it is stored, and status counts it failed (not missing). One sweep, one
+    configuration per broken result (level i prints the i-th)."""
+    design = hostile(tmp_path, summary=[summary for summary, _ in BROKEN])
     assert satsweep("run", design, "--keep-going") == 1
     runs = tmp_path / "results" / "hostile" / "runs"
-    [failed] = runs.glob("*/r1.failed.json")
-    record = json.loads(failed.read_text())
-    assert record["message"].startswith(f"result does not follow the contract: {said}")
-    assert len(record["message"]) < 300, record["message"]
+    for config in load_design(design).configurations:
+        level = config.params["level"]
+        (_, said), name = BROKEN[level - 1], BROKEN_NAMES[level - 1]
+        record = json.loads((runs / config.config_id / "r1.failed.json").read_text())
+        assert record["message"].startswith(f"result does not follow the contract: {said}"), name
+        assert len(record["message"]) < 300, (name, record["message"])
     assert not list(runs.glob("*/r1.parquet")) and not list(runs.glob("*/r1.record.json"))
     capsys.readouterr()
     assert satsweep("status", design) == 1
     out = capsys.readouterr().out
-    assert "0 done, 0 damaged, 0 missing, 1 failed of 1 runs" in out
+    n = len(BROKEN)
+    assert f"0 done, 0 damaged, 0 missing, {n} failed of {n} runs" in out
 
 
 def test_a_nul_in_a_level_is_refused_before_anything_runs(tmp_path, capsys):
