@@ -1,7 +1,8 @@
 """Benchmark of satsweep's fixed and per-run overhead, against `xargs -P` running the same runs.
 
     .venv/bin/python bench/bench_overhead.py [--lengths 0.01,0.05,0.5,5] [--counts 100,1000,10000]
-        [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000] [--executor ray [--group-size K]]
+        [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000]
+        [--executor ray [--group-size K]]
 
 Compiles bench/programs/spin.c (a program under the engine contract that spins for --seconds of
 its own CPU time) with `cc -O2` into a scratch directory. For each cell of run length L seconds
@@ -12,7 +13,6 @@ simulation, L x N core-seconds, fits in --budget, it times, alternating, --pairs
   (Program.command: the program, its parameters, --run, --out): the baseline;
 - `satsweep run DESIGN --cores CORES` into a fresh results directory (Snakemake's start, the
   jobs, the compaction: everything a user waits for);
-
 - with ``--executor ray``, also `satsweep run DESIGN --executor ray --jobs CORES` (and
   ``--group-size K`` when given) on a Ray cluster of one node of CORES CPUs that the bench
   starts on this machine (bench/local_ray.py: token authentication, stopped by PID at the end,
@@ -30,7 +30,9 @@ scratch (through Ray too, with ``--executor ray``), against xargs running that r
 
 Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 at N = 1000;
 nothing to do in under 1 s for 10^4 runs. The default cells take hours while a run costs
-satsweep about a second of its own.
+satsweep about a second of its own. Through Ray every configuration is a Python process of its
+own inside its group job (locally a worker takes them all), so Ray's side of a cell costs
+seconds per run: 100 runs of 0.05 s took 5 minutes on the loaded 2-core machine.
 """
 
 from __future__ import annotations
