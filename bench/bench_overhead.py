@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_overhead.py [--lengths 0.01,0.05,0.5,5] [--counts 100,1000,10000]
         [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000]
+        [--executor ray [--group-size K]]
 
 Compiles bench/programs/spin.c (a program under the engine contract that spins for --seconds of
 its own CPU time) with `cc -O2` into a scratch directory. For each cell of run length L seconds
@@ -12,16 +13,26 @@ simulation, L x N core-seconds, fits in --budget, it times, alternating, --pairs
   (Program.command: the program, its parameters, --run, --out): the baseline;
 - `satsweep run DESIGN --cores CORES` into a fresh results directory (Snakemake's start, the
   jobs, the compaction: everything a user waits for);
+- with ``--executor ray``, also `satsweep run DESIGN --executor ray --jobs CORES` (and
+  ``--group-size K`` when given) on a Ray cluster of one node of CORES CPUs that the bench
+  starts on this machine (bench/local_ray.py: token authentication, stopped by PID at the end,
+  never `ray stop`); it is up during the other sides' measurements too, idle;
 
 and prints each side's median and min, the ratio satsweep / xargs of the medians and the
-overhead per run, (satsweep - xargs) x CORES / N, in core-seconds. Then the fixed costs, on a
-complete store of N runs of L = 0 (made by `satsweep run` itself) for each N up to
---fixed-max: `satsweep run` again with nothing to do, `satsweep status`; and once a sweep of a
-single run of L = 0 from scratch, against xargs running that run.
+overhead per run, (satsweep - xargs) x CORES / N, in core-milliseconds. With Ray, a second
+table: Ray's median beside the local one, the ratios ray / local and ray / xargs, the overhead
+per run (ray - local) x CORES / N in core-seconds, the Snakemake jobs Ray ran (the remote
+executors group configurations into jobs: workflow/README.md, "Batching") and the same
+overhead per Ray job, (ray - local) x CORES / jobs. Then the fixed costs, on a complete store
+of N runs of L = 0 (made by `satsweep run` itself) for each N up to --fixed-max: `satsweep run`
+again with nothing to do, `satsweep status`; and once a sweep of a single run of L = 0 from
+scratch (through Ray too, with ``--executor ray``), against xargs running that run.
 
 Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 at N = 1000;
 nothing to do in under 1 s for 10^4 runs. The default cells take hours while a run costs
-satsweep about a second of its own.
+satsweep about a second of its own. Through Ray every configuration is a Python process of its
+own inside its group job (locally a worker takes them all), so Ray's side of a cell costs
+seconds per run: 100 runs of 0.05 s took 5 minutes on the loaded 2-core machine.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import yaml
 
+from local_ray import LocalRay  # bench/local_ray.py, beside this script
 from satsweep.design import load_design
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,10 +98,20 @@ class Cell:
     count: int
     xargs: Times
     satsweep: Times
+    ray: Times | None = None  # `satsweep run --executor ray`, when measured
+    ray_jobs: list[int] | None = None  # the Snakemake jobs Ray ran, per repetition
 
     @property
     def ratio(self) -> float:
         return self.satsweep.median / self.xargs.median
+
+    def ray_overhead(self, cores: int) -> float:
+        """Core-seconds per run that the Ray executor spends beyond the local one."""
+        return (self.ray.median - self.satsweep.median) * cores / self.count
+
+    def ray_job_overhead(self, cores: int) -> float:
+        """The same per Snakemake job that Ray ran (the median of the repetitions' counts)."""
+        return (self.ray.median - self.satsweep.median) * cores / statistics.median(self.ray_jobs)
 
     def overhead_ms(self, cores: int) -> float:
         """Core-milliseconds per run that satsweep spends beyond xargs."""
@@ -107,9 +129,11 @@ class Cell:
 class Bench:
     """The scratch directory: the compiled program, designs, command files and stores."""
 
-    def __init__(self, scratch: Path, cores: int) -> None:
+    def __init__(self, scratch: Path, cores: int, group_size: int | None = None) -> None:
         self.scratch = scratch
         self.cores = cores
+        self.group_size = group_size
+        self.ray: LocalRay | None = None  # the cluster of `--executor ray`, once started
         self.program = scratch / "spin"
         subprocess.run(["cc", "-O2", "-o", str(self.program), str(SPIN)], check=True)
         self.fresh = 0
@@ -175,7 +199,13 @@ class Bench:
         return seconds
 
     def satsweep(
-        self, command: str, design: Path, results: Path, *extra: str, watch: Path | None = None
+        self,
+        command: str,
+        design: Path,
+        results: Path,
+        *extra: str,
+        watch: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> float:
         """Wall seconds of ``satsweep COMMAND DESIGN --results RESULTS``, refused unless it
         exits 0; with ``watch``, a progress line every 30 s of the runs done in that store."""
@@ -183,7 +213,7 @@ class Bench:
         argv = [*SATSWEEP, command, str(design), "--results", str(results), *extra]
         with log.open("wb") as output:
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT, env=env)
             if watch is not None:
                 watcher = threading.Thread(target=_report_progress, args=(proc, watch, start))
                 watcher.start()
@@ -217,6 +247,34 @@ class Bench:
             raise SystemExit(f"satsweep run left {rows} runs of {count} in {store}")
         return seconds
 
+    def time_ray_sweep(self, design: Path, study: str, count: int) -> tuple[float, int]:
+        """Wall seconds of `satsweep run --executor ray` into a fresh directory, checked as
+        :meth:`time_sweep` checks, and the Snakemake jobs Ray ran (the plugin's job logs)."""
+        assert self.ray is not None
+        results = self.fresh_dir("ray-results")
+        store = results / study
+        size = ["--group-size", str(self.group_size)] if self.group_size else []
+        seconds = self.satsweep(
+            "run",
+            design,
+            results,
+            "--cores",
+            str(self.cores),
+            "--executor",
+            "ray",
+            "--jobs",
+            str(self.cores),
+            *size,
+            env=self.ray.env,
+        )
+        rows = pq.read_metadata(store / "runs.parquet").num_rows
+        if rows != count:
+            raise SystemExit(f"satsweep run --executor ray left {rows} runs of {count} in {store}")
+        # one log per job, which each attempt of a resubmitted job appends to
+        jobs = sum(1 for _ in (store / ".snakemake" / "ray_logs").rglob("*.log"))
+        shutil.rmtree(results)
+        return seconds, jobs
+
 
 def _report_progress(proc: subprocess.Popen, store: Path, start: float) -> None:
     """Every 30 s while ``proc`` runs: the runs finished so far (their records, before the
@@ -235,14 +293,24 @@ def _report_progress(proc: subprocess.Popen, store: Path, start: float) -> None:
 def measure_cell(bench: Bench, length: float, count: int, pairs: int) -> Cell:
     design, study = bench.design(count, length)
     program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
-    xargs, sweep = [], []
-    # alternating, so that the other work on the machine weighs on both sides alike
+    xargs, sweep, ray, jobs = [], [], [], []
+    # alternating, so that the other work on the machine weighs on every side alike
     for pair in range(1, pairs + 1):
         xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", count))
         say(f"  L={length:g} N={count} pair {pair}/{pairs}: xargs    {xargs[-1]:8.2f} s")
         sweep.append(bench.time_sweep(design, study, count))
         say(f"  L={length:g} N={count} pair {pair}/{pairs}: satsweep {sweep[-1]:8.2f} s")
-    return Cell(length, count, Times(xargs), Times(sweep))
+        if bench.ray is not None:
+            seconds, ran = bench.time_ray_sweep(design, study, count)
+            ray.append(seconds)
+            jobs.append(ran)
+            say(
+                f"  L={length:g} N={count} pair {pair}/{pairs}: ray      {seconds:8.2f} s"
+                f" ({ran} Ray jobs)"
+            )
+    if bench.ray is None:
+        return Cell(length, count, Times(xargs), Times(sweep))
+    return Cell(length, count, Times(xargs), Times(sweep), Times(ray), jobs)
 
 
 @dataclass
@@ -280,18 +348,25 @@ def measure_fixed(bench: Bench, count: int, pairs: int) -> list[Fixed]:
     return [Fixed("nothing to do", count, Times(idle)), Fixed("status", count, Times(status))]
 
 
-def measure_single(bench: Bench, pairs: int) -> Fixed:
-    """A sweep of one run of L = 0 from scratch, against xargs running that run: the fixed
-    cost of a sweep, which does not depend on N, so it is measured once."""
+def measure_single(bench: Bench, pairs: int) -> list[Fixed]:
+    """A sweep of one run of L = 0 from scratch (locally, and through Ray when it is up),
+    against xargs running that run: the fixed cost of a sweep, which does not depend on N, so
+    it is measured once."""
     design, study = bench.design(1, 0.0)
     program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
-    xargs, sweep = [], []
+    xargs, sweep, ray = [], [], []
     for pair in range(1, pairs + 1):
         xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", 1))
         say(f"  1 run pair {pair}/{pairs}: xargs    {xargs[-1]:8.3f} s")
         sweep.append(bench.time_sweep(design, study, 1))
         say(f"  1 run pair {pair}/{pairs}: satsweep {sweep[-1]:8.3f} s")
-    return Fixed("1-run sweep", 1, Times(sweep), Times(xargs))
+        if bench.ray is not None:
+            ray.append(bench.time_ray_sweep(design, study, 1)[0])
+            say(f"  1 run pair {pair}/{pairs}: ray      {ray[-1]:8.3f} s")
+    fixed = [Fixed("1-run sweep", 1, Times(sweep), Times(xargs))]
+    if ray:
+        fixed.append(Fixed("1-run ray", 1, Times(ray), Times(xargs)))
+    return fixed
 
 
 def main() -> int:
@@ -312,10 +387,23 @@ def main() -> int:
         default=IDLE_COUNT,
         help="measure the fixed costs on complete stores of each N up to this",
     )
+    parser.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="ray: also time `satsweep run --executor ray` on a Ray cluster started here",
+    )
+    parser.add_argument(
+        "--group-size",
+        type=int,
+        help="with --executor ray: configurations per Ray job (default: satsweep's groups)",
+    )
     args = parser.parse_args()
     lengths, counts = floats(args.lengths), ints(args.counts)
     if args.pairs < 1 or args.cores < 1:
         parser.error("--pairs and --cores take 1 or more")
+    if args.group_size is not None and (args.executor != "ray" or args.group_size < 1):
+        parser.error("--group-size takes 1 or more, with --executor ray")
 
     cells = [(length, count) for length in lengths for count in counts]
     # a hair of slack: 0.05 x 4000 is 200.00000000000003 in floats
@@ -330,17 +418,29 @@ def main() -> int:
     measured: list[Cell] = []
     fixed: list[Fixed] = []
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as scratch:
-        bench = Bench(Path(scratch), args.cores)
-        for L, N in todo:
-            say(f"cell L={L:g} s x N={N} ({L * N:g} core-seconds of simulation per side)")
-            measured.append(measure_cell(bench, L, N, args.pairs))
-        fixed_counts = [N for N in counts if N <= args.fixed_max]
-        if fixed_counts:
-            say("fixed costs: a sweep of 1 run of L=0 from scratch")
-            fixed.append(measure_single(bench, args.pairs))
-        for N in fixed_counts:
-            say(f"fixed costs on a complete store of N={N}")
-            fixed += measure_fixed(bench, N, args.pairs)
+        bench = Bench(Path(scratch), args.cores, args.group_size)
+        try:
+            if args.executor == "ray":
+                start = time.perf_counter()
+                bench.ray = LocalRay(bench.scratch / "ray-cluster", args.cores)
+                say(
+                    f"Ray up at {bench.ray.address} ({args.cores} CPUs, ray start pid "
+                    f"{bench.ray.head.pid}) in {time.perf_counter() - start:.1f} s"
+                )
+            for L, N in todo:
+                say(f"cell L={L:g} s x N={N} ({L * N:g} core-seconds of simulation per side)")
+                measured.append(measure_cell(bench, L, N, args.pairs))
+            fixed_counts = [N for N in counts if N <= args.fixed_max]
+            if fixed_counts:
+                say("fixed costs: a sweep of 1 run of L=0 from scratch")
+                fixed += measure_single(bench, args.pairs)
+            for N in fixed_counts:
+                say(f"fixed costs on a complete store of N={N}")
+                fixed += measure_fixed(bench, N, args.pairs)
+        finally:
+            if bench.ray is not None:
+                left = bench.ray.stop()
+                say(f"Ray stopped{f'; processes left: {left}' if left else ''}")
 
     say("")
     say(f"per-run overhead on {args.cores} cores (median of {args.pairs}; min in brackets)")
@@ -358,6 +458,27 @@ def main() -> int:
     for L, N in cells:
         if (L, N) not in todo:
             say(f"{L:>6g} {N:>6}  skipped (--budget)")
+    if args.executor == "ray":
+        say("")
+        groups = f"groups of {args.group_size}" if args.group_size else "satsweep's groups"
+        say(
+            f"Ray executor, 1 node of {args.cores} CPUs on this machine, {groups} "
+            f"(median of {args.pairs}; min in brackets)"
+        )
+        say(
+            f"{'L s':>6} {'N':>6} {'local s':>8} {'ray s':>18} {'ray/local':>9} "
+            f"{'ray/xargs':>9} {'core-s/run':>10} {'Ray jobs':>8} {'core-s/job':>10}"
+        )
+        for cell in measured:
+            jobs = "/".join(str(n) for n in sorted(set(cell.ray_jobs)))
+            say(
+                f"{cell.length:>6g} {cell.count:>6} {cell.satsweep.median:>8.2f} "
+                f"{cell.ray.median:>8.2f} ({cell.ray.least:>7.2f}) "
+                f"{cell.ray.median / cell.satsweep.median:>9.2f} "
+                f"{cell.ray.median / cell.xargs.median:>9.2f} "
+                f"{cell.ray_overhead(args.cores):>10.3f} {jobs:>8} "
+                f"{cell.ray_job_overhead(args.cores):>10.2f}"
+            )
     if not any(c.length >= RATIO_MIN_LENGTH and c.count == RATIO_COUNT for c in measured):
         say(
             f"target ratio <= {RATIO_TARGET} for L >= {RATIO_MIN_LENGTH:g} at N = {RATIO_COUNT}:"
