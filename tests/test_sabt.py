@@ -1,8 +1,9 @@
 """sabt as a program (Matsuo, Hasegawa and Murata, SABT): the engine contract, its bad input and
 presets, EQ's share capping connection 1 at a pool of 200 packets where SABT's does not, the
-timeline against the connections table, and a tiny sweep through satsweep's run and report.
-The allocators, the Padhye et al. estimate, the send-buffer guard and the small-file rule are
-tested in C++ (suite satsweep-sabt, tests/test_sim_cpp.py)."""
+timeline against the connections table, e3's requests table against its summary, and a tiny
+sweep through satsweep's run and report. The allocators, the Padhye et al. estimate, the
+send-buffer guard, the small-file rule and e3's document sizes are tested in C++ (suite
+satsweep-sabt, tests/test_sim_cpp.py)."""
 
 from __future__ import annotations
 
@@ -40,12 +41,16 @@ def sabt() -> Program:
     ("flags", "allowed"),
     [
         ("--algorithm=atbt", "allowed: eq, abt, sabt, fixed"),
-        ("--scenario=e3", "allowed: fig, e1, e2"),
+        ("--scenario=e4", "allowed: fig, e1, e2, e3"),
         ("--pool=0", "allowed: an integer >= 1"),
         ("--leftover=some", "allowed: unassigned, proportional"),
         ("--measureTime=3500", "allowed: simTime - measureTime >= the last start"),
         ("--scenario=e1 --lossRate=0.25", "allowed: lossRate < 0.25 with --scenario=e1"),
         ("--slowConnections=3", "allowed only with --scenario=e2"),
+        ("--clients=3", "allowed only with --scenario=e3"),
+        ("--scenario=e3 --fileSize=5000", "allowed only with --scenario=fig, e1 or e2"),
+        ("--scenario=e3 --documentMean=8000", "allowed: documentMean > documentPercentile80"),
+        ("--scenario=e3 --algorithm=fixed --clients=17", "allowed: clients x fixedBuffer <= pool"),
     ],
 )
 def test_bad_input_exits_2_naming_the_flag_and_writes_nothing(sabt, tmp_path, flags, allowed):
@@ -55,7 +60,7 @@ def test_bad_input_exits_2_naming_the_flag_and_writes_nothing(sabt, tmp_path, fl
 @pytest.mark.slow
 def test_scenario_presets(sabt):
     d = sabt.description
-    assert set(d.tables) == {"connections", "timeline"}
+    assert set(d.tables) == {"connections", "timeline", "requests"}
     e1 = sabt.run({"scenario": "e1", "simTime": 22, "measureTime": 1}, 1)
     p = e1["params"]
     assert (p["rate"], p["pool"], p["lossRate"], p["startInterval"]) == (622e6, 262144, 0.005, 10)
@@ -68,6 +73,65 @@ def test_scenario_presets(sabt):
         (2, pytest.approx(100 / 3)),
         (2, pytest.approx(100 / 3)),
     ]
+
+
+# e3 with four clients for 1.5 s, the means over the requests started after 0.5 s.
+SHORT_E3 = {"scenario": "e3", "clients": 4, "simTime": 1.5, "measureTime": 1}
+
+
+@pytest.fixture(scope="module")
+def e3_runs(sabt) -> dict[int, dict]:
+    """SABT with the small-file rule (8192) and without (0)."""
+    return {limit: sabt.run({**SHORT_E3, "smallFileLimit": limit}, 1) for limit in (8192, 0)}
+
+
+def test_e3_presets_and_requests_table_against_its_summary(e3_runs):
+    """e3's LAN and FreeBSD timers; every client's requests back to back (the next starts as the
+    last byte of the previous arrives); the small-file rule exactly on the documents below the
+    limit, their buffer the document; the summary's means and counts from the measured rows,
+    split at 8 KB whatever the limit; the bulk scenarios' tables empty."""
+    for limit, run in e3_runs.items():
+        p = run["params"]
+        assert (p["rate"], p["delay"], p["segmentSize"], p["pool"]) == (100e6, 0.0004, 1460, 262144)
+        assert (p["tick"], p["minRto"], p["initialRto"]) == (0.5, 1, 1.5)
+        assert run["connections"] == [] and run["timeline"] == []
+        rows = run["requests"]
+        for client in range(1, 5):
+            mine = [r for r in rows if r["client"] == client]
+            assert [r["request"] for r in mine] == list(range(1, len(mine) + 1))
+            assert mine[0]["start"] == 0 and len(mine) > 10
+            for a, b in zip(mine, mine[1:]):
+                assert b["start"] == pytest.approx(a["start"] + a["response"], abs=1e-9)
+        done = [r for r in rows if r["response"] is not None]
+        # two round trips of 0.8 ms at least: the handshake, then the request and the document
+        assert min(r["response"] for r in done) > 0.0016
+        for r in done:
+            assert r["smallFile"] == (r["bytes"] < limit)
+            if r["smallFile"]:
+                assert r["buffer"] == r["bytes"]
+        measured = [r for r in done if r["measured"]]
+        assert all(r["measured"] == (r["start"] >= 0.5) for r in rows)
+        s = run["summary"]
+        assert s["requests"] == len(measured)
+        assert s["unfinished"] == sum(r["measured"] and r["response"] is None for r in rows)
+        assert s["responseTime"] == pytest.approx(statistics.fmean(r["response"] for r in measured))
+        small = [r["response"] for r in measured if r["bytes"] < 8192]
+        large = [r["response"] for r in measured if r["bytes"] >= 8192]
+        assert (s["responseSmall"], s["responseLarge"]) == (
+            pytest.approx(statistics.fmean(small)),
+            pytest.approx(statistics.fmean(large)),
+        )
+        assert 0 < s["efficiency"] <= 1 and s["fairness"] is None
+
+
+def test_e3_same_documents_under_both_rules(e3_runs):
+    """The server draws its documents from a stream of its own: the k-th document has the same
+    size whatever the rule (here the first request of each client, drawn in the same order)."""
+    firsts = [
+        sorted((r["start"], r["client"], r["bytes"]) for r in run["requests"] if r["request"] == 1)
+        for run in e3_runs.values()
+    ]
+    assert sorted(b for *_, b in firsts[0]) == sorted(b for *_, b in firsts[1])
 
 
 @pytest.fixture(scope="module")

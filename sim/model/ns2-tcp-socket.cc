@@ -154,6 +154,22 @@ Ns2TcpSocket::SetFlavor(TcpFlavor flavor)
     m_recovery = Ns2Recovery::Create(flavor);
 }
 
+void
+Ns2TcpSocket::SetInitialWindow(uint32_t packets)
+{
+    NS_ABORT_MSG_IF(GetDataSegmentsSent() > 0,
+                    "Ns2TcpSocket::SetInitialWindow: data has been sent already");
+    if (m_state == CLOSED)
+    {
+        SetInitialCwnd(packets);
+        return;
+    }
+    // The window may be set already (from InitialCwnd, by the request's ACK): set it itself.
+    InitWindow();
+    m_cwnd = packets;
+    PublishWindow();
+}
+
 double
 Ns2TcpSocket::GetCwndPackets() const
 {

@@ -95,6 +95,14 @@ class Ns2TcpSocket : public TcpFlavorSocket
     /// @return the period of the shared timer clock: the Tick (ns-2's tcp_tick_)
     Time TimerTick() const override;
     /**
+     * Sets the window the first data segment goes out with (SABT's small-file rule): before the
+     * connection opens, the InitialCwnd; once it is open, as long as it has sent no data (a
+     * server knows a response's size only when it has read the request, after the handshake),
+     * the window itself. Aborts once data has been sent.
+     * @param packets the window, segments
+     */
+    void SetInitialWindow(uint32_t packets);
+    /**
      * Selects the flavor and with it the recovery strategy (only while the socket is CLOSED).
      * @param flavor the flavor
      */

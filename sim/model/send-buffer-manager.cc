@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -97,6 +98,7 @@ SendBufferManager::DoDispose()
 {
     m_timer.Cancel();
     m_connections.clear();
+    m_active.clear();
     Object::DoDispose();
 }
 
@@ -112,11 +114,12 @@ SendBufferManager::Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes, Time baseRt
     c.baseRtt = baseRtt;
     c.start = Simulator::Now();
     c.smallFile = fileBytes > 0 && fileBytes < m_smallFileLimit;
+    const auto id = static_cast<uint32_t>(m_connections.size() - 1);
+    m_active.push_back(id);
     if (c.smallFile)
     {
         const uint32_t mss = socket->GetSegmentSize();
-        socket->SetAttribute("InitialCwnd",
-                             UintegerValue(static_cast<uint32_t>((fileBytes + mss - 1) / mss)));
+        socket->SetInitialWindow(static_cast<uint32_t>((fileBytes + mss - 1) / mss));
         c.assigned = static_cast<double>(fileBytes);
         socket->SetSendBuffer(static_cast<uint32_t>(fileBytes));
     }
@@ -124,15 +127,22 @@ SendBufferManager::Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes, Time baseRt
     {
         Reassign(); // the newcomer's equal share now, not at the next tick
     }
-    return static_cast<uint32_t>(m_connections.size() - 1);
+    return id;
 }
 
 void
 SendBufferManager::Remove(uint32_t id)
 {
     NS_ABORT_MSG_UNLESS(id < m_connections.size(), "SendBufferManager: no connection " << id);
-    m_connections[id].active = false;
-    m_connections[id].assigned = 0;
+    Connection& c = m_connections[id];
+    if (!c.active)
+    {
+        return;
+    }
+    c.active = false;
+    c.assigned = 0;
+    c.socket = nullptr; // a server's connections come and go by the thousand
+    m_active.erase(std::find(m_active.begin(), m_active.end(), id));
 }
 
 void
@@ -158,12 +168,9 @@ uint64_t
 SendBufferManager::GetUnacknowledged() const
 {
     uint64_t bytes = 0;
-    for (const Connection& c : m_connections)
+    for (uint32_t id : m_active)
     {
-        if (c.active)
-        {
-            bytes += c.socket->GetUnacknowledgedBytes();
-        }
+        bytes += m_connections[id].socket->GetUnacknowledgedBytes();
     }
     return bytes;
 }
@@ -259,12 +266,9 @@ SendBufferManager::Reassign()
 {
     double pool = static_cast<double>(m_pool);
     std::vector<Connection*> large;
-    for (Connection& c : m_connections)
+    for (uint32_t id : m_active)
     {
-        if (!c.active)
-        {
-            continue;
-        }
+        Connection& c = m_connections[id];
         if (c.smallFile)
         {
             pool -= c.assigned;

@@ -59,7 +59,7 @@ class SendBufferManager : public Object
     /// What the manager knows of one connection.
     struct Connection
     {
-        Ptr<Ns2TcpSocket> socket; //!< its sender
+        Ptr<Ns2TcpSocket> socket; //!< its sender (null once removed)
         uint64_t fileBytes = 0;   //!< its file's size, 0: bulk (no end)
         bool smallFile = false;   //!< outside the fair assignment
         bool active = true;       //!< not removed yet
@@ -86,15 +86,17 @@ class SendBufferManager : public Object
     SendBufferManager();
 
     /**
-     * Takes a connection into the pool; call before Connect() (a small file's initial window
-     * can only be set then).
+     * Takes a connection into the pool; call before it sends data (a small file's initial
+     * window is set then: Ns2TcpSocket::SetInitialWindow()): before Connect() at a client, or
+     * when a server has read the request.
      * @param socket its sender
      * @param fileBytes its file's size, 0 for a bulk transfer
      * @param baseRtt its path's round trip without queueing (needed by SabtRtt BASE only)
      * @return its index, from 0 in the order added
      */
     uint32_t Add(Ptr<Ns2TcpSocket> socket, uint64_t fileBytes, Time baseRtt = Time(0));
-    /// Gives connection @p id's buffer back to the pool (its transfer ended).
+    /// Gives connection @p id's buffer back to the pool (its transfer ended) and lets its socket
+    /// go; a second call does nothing.
     void Remove(uint32_t id);
     /// Starts the reassignments: one now, then every Interval.
     void Start();
@@ -133,6 +135,7 @@ class SendBufferManager : public Object
     Time m_lossWindow;            //!< sabt: p over this last span; zero: since the start
 
     std::vector<Connection> m_connections; //!< by index
+    std::vector<uint32_t> m_active;        //!< the active ones' indices, in the order added
     EventId m_timer;                       //!< the next reassignment
     TracedCallback<> m_reassigned;         //!< after every periodic reassignment
 };

@@ -1,11 +1,15 @@
 /*
  * Tests of SABT's parts: the allocators on the paper's worked example and edge cases, the
- * Padhye et al. estimate on hand-computed values, the send-buffer guard and the manager.
+ * Padhye et al. estimate on hand-computed values, the send-buffer guard and the manager, and
+ * E3's parts: the document sizes and the small-file rule at a web server.
  */
 #include "helper/parallel-paths-helper.h"
 #include "helper/tcp-flavor-helper.h"
 #include "model/buffer-allocation.h"
 #include "model/file-transfer-source.h"
+#include "model/http10-client.h"
+#include "model/http10-server.h"
+#include "model/lognormal-document-size.h"
 #include "model/padhye-throughput.h"
 #include "model/send-buffer-manager.h"
 #include "model/tcp-flavor-socket-factory.h"
@@ -451,6 +455,174 @@ class SabtEstimateTestCase : public TestCase
     }
 };
 
+/**
+ * E3's document sizes: mu and sigma from the mean 10 KB and the 80th percentile 8 KB by hand
+ * (z = 0.8416212: sigma = z + sqrt(z^2 + 2 ln 1.25) = 1.9161506, mu = ln 8192 - z sigma =
+ * 7.3982403), the truncated mean and CDF at 1 MiB, and 200,000 draws against them (the sizes'
+ * standard deviation is 35 KB: the mean's standard error 79 bytes).
+ */
+class DocumentSizeTestCase : public TestCase
+{
+  public:
+    DocumentSizeTestCase()
+        : TestCase("E3's document sizes: four in five below 8 KB, mean 10 KB before truncation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        Ptr<LognormalDocumentSize> sizes = CreateObject<LognormalDocumentSize>();
+        sizes->SetStream(1);
+        NS_TEST_EXPECT_MSG_EQ_TOL(sizes->GetSigma(), 1.9161506, 1e-6, "sigma");
+        NS_TEST_EXPECT_MSG_EQ_TOL(sizes->GetMu(), 7.3982403, 1e-6, "mu");
+        NS_TEST_EXPECT_MSG_EQ_TOL(sizes->GetTruncatedMean(), 9501.44, 0.01, "mean below 1 MiB");
+        NS_TEST_EXPECT_MSG_EQ_TOL(sizes->GetTruncatedCdf(8192), 0.800297, 1e-6, "P(<= 8 KB)");
+        const int n = 200000;
+        double sum = 0;
+        int below = 0;
+        uint32_t largest = 0;
+        uint32_t smallest = UINT32_MAX;
+        for (int i = 0; i < n; ++i)
+        {
+            const uint32_t size = sizes->GetInteger();
+            sum += size;
+            below += size < 8192 ? 1 : 0;
+            largest = std::max(largest, size);
+            smallest = std::min(smallest, size);
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(sum / n, 9501.44, 400, "the draws' mean (5 standard errors)");
+        NS_TEST_EXPECT_MSG_EQ_TOL(below / double(n), 0.8003, 0.005, "four in five below 8 KB");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(largest, 1u << 20, "truncated at 1 MiB");
+        NS_TEST_EXPECT_MSG_GT(largest, 500000u, "the tail reaches toward it");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(smallest, 1u, "at least a byte");
+    }
+};
+
+/// A web server and one client over one 1.5 Mbit/s / 100 ms path, the server's pool managed.
+class WebTransfer
+{
+  public:
+    /**
+     * @param documentBytes every document's size
+     * @param smallFileLimit the manager's small-file limit, bytes
+     * @param requests the client's requests, back to back
+     */
+    WebTransfer(uint64_t documentBytes, uint64_t smallFileLimit, uint32_t requests)
+    {
+        m_net.Install({ParallelPathsHelper::Path{}});
+        NodeContainer hosts(m_net.GetSender());
+        hosts.Add(m_net.GetReceivers());
+        TcpParameters tcp;
+        tcp.model = TcpModel::NS2;
+        tcp.flavor = TcpFlavor::RENO;
+        tcp.mss = 1000;
+        tcp.windowBytes = 1U << 24;
+        tcp.initialSsthreshBytes = 1U << 24;
+        TcpFlavorHelper(tcp).Install(hosts);
+        manager = CreateObject<SendBufferManager>();
+        manager->SetAttribute("Algorithm", StringValue("sabt"));
+        manager->SetAttribute("Pool", UintegerValue(262144));
+        manager->SetAttribute("SmallFileLimit", UintegerValue(smallFileLimit));
+        m_server = CreateObject<Http10Server>();
+        m_server->SetAttribute("Protocol", TypeIdValue(TcpFlavorSocketFactory::GetTypeId()));
+        m_server->SetAttribute("DocumentSize",
+                               StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                           std::to_string(documentBytes) + "]"));
+        m_server->TraceConnectWithoutContext(
+            "DocumentStart",
+            MakeCallback(+[](WebTransfer* t, uint32_t, uint64_t bytes, Ptr<Socket> s) {
+                t->ids.push_back(t->manager->Add(DynamicCast<Ns2TcpSocket>(s), bytes));
+            }).Bind(this));
+        m_server->TraceConnectWithoutContext(
+            "DocumentEnd",
+            MakeCallback(+[](WebTransfer* t, uint32_t document) {
+                t->manager->Remove(t->ids[document]);
+            }).Bind(this));
+        m_net.GetSender()->AddApplication(m_server);
+        m_client = CreateObject<Http10Client>();
+        m_client->SetAttribute("Remote", AddressValue(InetSocketAddress(ServerAddress(), 80)));
+        m_client->SetAttribute("Protocol", TypeIdValue(TcpFlavorSocketFactory::GetTypeId()));
+        m_client->SetAttribute("MaxRequests", UintegerValue(requests));
+        m_client->TraceConnectWithoutContext(
+            "Response",
+            MakeCallback(+[](WebTransfer* t, uint32_t, uint64_t bytes, Time response) {
+                t->responses.emplace_back(bytes, response.GetSeconds());
+            }).Bind(this));
+        m_net.GetReceivers().Get(0)->AddApplication(m_client);
+    }
+
+    Ptr<SendBufferManager> manager;                      //!< the server's pool
+    std::vector<uint32_t> ids;                           //!< document -> its index there
+    std::vector<std::pair<uint64_t, double>> responses;  //!< (bytes, response time, s)
+
+  private:
+    /// @return the server host's address (its one interface besides the loopback)
+    Ipv4Address ServerAddress() const
+    {
+        return m_net.GetSender()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+    }
+
+    ParallelPathsHelper m_net;
+    Ptr<Http10Server> m_server;
+    Ptr<Http10Client> m_client;
+};
+
+/**
+ * Sec. 2.2.2 at a web server: a 6000-byte document is sized only when the server has read the
+ * request, after the handshake; with the rule its 6 segments still go out at once. A response
+ * is then two round trips (2 x 204 ms: the handshake, then the request and the document) and
+ * the transmissions; without the rule slow start sends 1 + 2 + 3 segments, two round trips
+ * more. Two requests back to back, each on its own connection, both given back to the pool.
+ */
+class WebSmallFileTestCase : public TestCase
+{
+  public:
+    WebSmallFileTestCase()
+        : TestCase("e3: a document below 8 KB is answered in one round trip after the request")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<double> rule = ResponseTimes(8192);
+        const std::vector<double> none = ResponseTimes(0);
+        NS_TEST_ASSERT_MSG_EQ(rule.size(), 2u, "both requests answered, with the rule");
+        NS_TEST_ASSERT_MSG_EQ(none.size(), 2u, "both requests answered, without");
+        for (size_t i = 0; i < 2; ++i)
+        {
+            NS_TEST_EXPECT_MSG_GT(rule[i], 0.408, "two round trips at least");
+            NS_TEST_EXPECT_MSG_LT(rule[i], 0.5, "one round trip of data");
+            NS_TEST_EXPECT_MSG_GT(none[i], 0.8, "slow start: three round trips of data");
+        }
+    }
+
+    /// @return the two responses' times, s, with the small-file limit @p smallFileLimit
+    std::vector<double> ResponseTimes(uint64_t smallFileLimit)
+    {
+        WebTransfer t(6000, smallFileLimit, 2);
+        Simulator::Stop(Seconds(10));
+        Simulator::Run();
+        std::vector<double> times;
+        for (const auto& [bytes, time] : t.responses)
+        {
+            NS_TEST_EXPECT_MSG_EQ(bytes, 6000u, "the whole document");
+            times.push_back(time);
+        }
+        for (const SendBufferManager::Connection& c : t.manager->GetConnections())
+        {
+            NS_TEST_EXPECT_MSG_EQ(c.smallFile, (smallFileLimit > 6000), "the rule applied");
+            NS_TEST_EXPECT_MSG_EQ(c.active, false, "given back to the pool");
+        }
+        NS_TEST_EXPECT_MSG_EQ(t.manager->GetConnections().size(), 2u, "a connection a request");
+        Simulator::Destroy();
+        return times;
+    }
+};
+
 /// The suite.
 class SabtTestSuite : public TestSuite
 {
@@ -464,6 +636,8 @@ class SabtTestSuite : public TestSuite
         AddTestCase(new SmallFileTestCase, Duration::QUICK);
         AddTestCase(new SabtDemandTestCase, Duration::QUICK);
         AddTestCase(new SabtEstimateTestCase, Duration::QUICK);
+        AddTestCase(new DocumentSizeTestCase, Duration::QUICK);
+        AddTestCase(new WebSmallFileTestCase, Duration::QUICK);
     }
 };
 

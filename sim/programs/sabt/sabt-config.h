@@ -14,6 +14,11 @@
 namespace sabt
 {
 
+/// Sec. 2.2.2's 8 KB: the small-file limit, and the size four in five web documents are below
+/// (bytes). The defaults of --smallFileLimit and --documentPercentile80, and e3's split of the
+/// response times into small and large documents.
+constexpr uint64_t kSmallFileBytes = 8192;
+
 /**
  * @brief Every effective parameter of one run (Matsuo, Hasegawa and Murata, SABT,
  * docs/studies/sabt.md). The defaults, ranges and presets are in the parameter table
@@ -21,7 +26,7 @@ namespace sabt
  */
 struct Config
 {
-    std::string scenario;        //!< fig (Figs. 2-3), e1 (random loss) or e2 (fast + n slow)
+    std::string scenario;        //!< fig (Figs. 2-3), e1, e2 (Figs. 5, 8) or e3 (the web, Fig. 10)
     std::string algorithm;       //!< eq, abt, sabt or fixed
     uint64_t pool = 0;           //!< B_tot, bytes
     uint64_t fixedBuffer = 0;    //!< fixed: each connection's buffer, bytes
@@ -38,6 +43,10 @@ struct Config
     double delay = 0;            //!< bottleneck one-way delay, s
     double slowRate = 0;         //!< e2: the slow (Ethernet) path's rate, bit/s
     uint32_t slowConnections = 0; //!< e2: n, the connections over the slow path
+    uint32_t clients = 0;        //!< e3: WebStone's client hosts
+    double documentMean = 0;     //!< e3: the document sizes' mean before truncation, bytes
+    double documentPercentile80 = 0; //!< e3: their 80th percentile before truncation, bytes
+    double documentMax = 0;      //!< e3: the largest document, bytes
     double accessRate = 0;       //!< sender -> router links, bit/s
     double accessDelay = 0;      //!< their one-way delay, s
     double egressRate = 0;       //!< router -> receiver links, bit/s
@@ -48,6 +57,7 @@ struct Config
     double measureTime = 0;      //!< means are over the last measureTime s
     double tick = 0;             //!< TCP timer granularity, s
     double minRto = 0;           //!< lowest retransmission timeout, s
+    double initialRto = 0;       //!< retransmission timeout before the first RTT sample, s
 };
 
 /// @return sabt's parameter table: the flags, their defaults and checks, the scenario presets
@@ -63,7 +73,8 @@ struct PathPlan
     uint32_t connections; //!< connections (one receiver each)
 };
 
-/// @return the paths of @p config's scenario (fig: 1, 2, 4 connections over three paths)
+/// @return the paths of @p config's scenario (fig: 1, 2, 4 connections over three paths; e3:
+/// one path to the clients)
 std::vector<PathPlan> Paths(const Config& config);
 
 /// @return connection @p i's (from 0) random loss rate (e1: lossRate x 1, 2, 4)

@@ -1,11 +1,12 @@
 #include "sabt-scenario.h"
 
+#include "sabt-web.h"
+
 #include "helper/parallel-paths-helper.h"
 #include "helper/tcp-flavor-helper.h"
 #include "model/fairness-metrics.h"
 #include "model/file-transfer-source.h"
 #include "model/ns2-tcp-socket.h"
-#include "model/send-buffer-manager.h"
 #include "model/tcp-flavor-socket-factory.h"
 
 #include "ns3/config.h"
@@ -56,16 +57,6 @@ struct Connection
 
 /// TCP/IP headers of a segment and of an ACK, bytes (ns-2's 40).
 constexpr double kHeaderBytes = 40;
-
-/// @return the round trip of a full segment and its ACK over a path of bottleneck @p rate with
-/// empty queues: the links' delays both ways and each packet's transmission on each link, s
-double
-BaseRtt(const Config& c, double rate)
-{
-    const double perBit = 1 / c.accessRate + 1 / rate + 1 / c.egressRate;
-    return 2 * (c.accessDelay + c.delay + c.egressDelay) +
-           (c.segmentSize + 2 * kHeaderBytes) * 8 * perBit;
-}
 
 /// Mean and (population) standard deviation of @p values; (0, 0) for none.
 std::pair<double, double>
@@ -198,21 +189,6 @@ class Recorder
     std::vector<double> m_poolUsed;      //!< unacknowledged / pool then
 };
 
-/// Sets the study's TCP on every host: ns-2's Reno sender, no delayed ACKs, a large window.
-void
-InstallTcp(const Config& c, const NodeContainer& hosts)
-{
-    TcpParameters tcp;
-    tcp.model = TcpModel::NS2;
-    tcp.flavor = TcpFlavor::RENO;
-    tcp.mss = c.segmentSize;
-    tcp.windowBytes = kWindowBytes;
-    tcp.initialSsthreshBytes = kWindowBytes; // no threshold until the first loss
-    tcp.tick = Seconds(c.tick);
-    tcp.minRto = Seconds(c.minRto);
-    TcpFlavorHelper(tcp).Install(hosts);
-}
-
 /// Listens at receiver @p i, ACKing every packet, and counts the bytes it gets.
 Ptr<Socket>
 Listen(Ptr<Node> receiver, Connection* connection)
@@ -236,9 +212,52 @@ Listen(Ptr<Node> receiver, Connection* connection)
 
 } // namespace
 
+void
+InstallTcp(const Config& c, const NodeContainer& hosts)
+{
+    TcpParameters tcp;
+    tcp.model = TcpModel::NS2;
+    tcp.flavor = TcpFlavor::RENO;
+    tcp.mss = c.segmentSize;
+    tcp.windowBytes = kWindowBytes;
+    tcp.initialSsthreshBytes = kWindowBytes; // no threshold until the first loss
+    tcp.tick = Seconds(c.tick);
+    tcp.minRto = Seconds(c.minRto);
+    ns3::Config::SetDefault("ns3::Ns2TcpSocket::InitialRto", TimeValue(Seconds(c.initialRto)));
+    TcpFlavorHelper(tcp).Install(hosts);
+}
+
+Ptr<SendBufferManager>
+MakeManager(const Config& c)
+{
+    Ptr<SendBufferManager> manager = CreateObject<SendBufferManager>();
+    manager->SetAttribute("Algorithm", StringValue(c.algorithm));
+    manager->SetAttribute("Pool", UintegerValue(c.pool));
+    manager->SetAttribute("Interval", TimeValue(Seconds(c.interval)));
+    manager->SetAttribute("AbtWindowFactor", DoubleValue(c.abtFactor));
+    manager->SetAttribute("FixedBuffer", UintegerValue(c.fixedBuffer));
+    manager->SetAttribute("Leftover", StringValue(c.leftover));
+    manager->SetAttribute("SmallFileLimit", UintegerValue(c.smallFileLimit));
+    manager->SetAttribute("SabtRtt", StringValue(c.sabtRtt));
+    manager->SetAttribute("LossWindow", TimeValue(Seconds(c.lossWindow)));
+    return manager;
+}
+
+double
+BaseRtt(const Config& c, double rate)
+{
+    const double perBit = 1 / c.accessRate + 1 / rate + 1 / c.egressRate;
+    return 2 * (c.accessDelay + c.delay + c.egressDelay) +
+           (c.segmentSize + 2 * kHeaderBytes) * 8 * perBit;
+}
+
 Json
 RunScenario(const Config& c)
 {
+    if (c.scenario == "e3")
+    {
+        return RunWeb(c);
+    }
     const std::vector<PathPlan> plans = Paths(c);
     ParallelPathsHelper net;
     net.accessRate = DataRate(static_cast<uint64_t>(c.accessRate));
@@ -256,16 +275,7 @@ RunScenario(const Config& c)
     hosts.Add(net.GetReceivers());
     InstallTcp(c, hosts);
 
-    Ptr<SendBufferManager> manager = CreateObject<SendBufferManager>();
-    manager->SetAttribute("Algorithm", StringValue(c.algorithm));
-    manager->SetAttribute("Pool", UintegerValue(c.pool));
-    manager->SetAttribute("Interval", TimeValue(Seconds(c.interval)));
-    manager->SetAttribute("AbtWindowFactor", DoubleValue(c.abtFactor));
-    manager->SetAttribute("FixedBuffer", UintegerValue(c.fixedBuffer));
-    manager->SetAttribute("Leftover", StringValue(c.leftover));
-    manager->SetAttribute("SmallFileLimit", UintegerValue(c.smallFileLimit));
-    manager->SetAttribute("SabtRtt", StringValue(c.sabtRtt));
-    manager->SetAttribute("LossWindow", TimeValue(Seconds(c.lossWindow)));
+    Ptr<SendBufferManager> manager = MakeManager(c);
     Recorder recorder(c, manager);
     manager->TraceConnectWithoutContext("Reassigned",
                                         MakeCallback(&Recorder::OnReassigned, &recorder));
@@ -388,11 +398,17 @@ RunScenario(const Config& c)
         {"timeouts", timeouts},
         {"finished", static_cast<uint64_t>(durations.size())},
         {"duration", durations.empty() ? Json() : Json(MeanAndStd(durations).first)},
+        {"requests", Json()},
+        {"unfinished", Json()},
+        {"responseTime", Json()},
+        {"responseSmall", Json()},
+        {"responseLarge", Json()},
         {"events", Simulator::GetEventCount()},
     });
     Json result(Json::Object{{"summary", summary},
                              {"connections", Json(std::move(rows))},
-                             {"timeline", Json(recorder.TakeRows())}});
+                             {"timeline", Json(recorder.TakeRows())},
+                             {"requests", Json(Json::Array{})}});
     for (Ptr<Socket>& l : listeners)
     {
         l->Close();
@@ -409,21 +425,22 @@ Outputs()
     o.AddSummary("throughput",
                  ValueType::FLOAT,
                  "Mbit/s",
-                 "Total throughput (bytes the receivers got) over the last measureTime s.");
+                 "Total throughput (bytes the receivers got; e3: the clients) over the last "
+                 "measureTime s.");
     o.AddSummary("throughput1",
                  ValueType::FLOAT,
                  "Mbit/s",
                  "Connection 1's throughput then (fig: the lone connection of path 1; e2: the "
-                 "fast connection).");
+                 "fast connection; e3: null).");
     o.AddSummary("efficiency",
                  ValueType::FLOAT,
                  "",
-                 "Total throughput / the sum of the bottleneck rates.");
+                 "Total throughput / the sum of the bottleneck rates (e3: the LAN's use).");
     o.AddSummary("fairness",
                  ValueType::FLOAT,
                  "",
                  "Jain's index of throughput / ideal over the connections, the ideal being "
-                 "the path's rate / its connections (fig: 1.5, 0.75, 0.375 Mbit/s).");
+                 "the path's rate / its connections (fig: 1.5, 0.75, 0.375 Mbit/s; e3: null).");
     o.SetSummaryBounds("fairness", 0, 1);
     o.AddSummary("poolAssigned",
                  ValueType::FLOAT,
@@ -438,26 +455,53 @@ Outputs()
                  ValueType::FLOAT,
                  "bytes",
                  "Stability: mean over the connections of the standard deviation of their "
-                 "assigned buffer over the reassignments measured.");
+                 "assigned buffer over the reassignments measured (e3: null).");
     o.AddSummary("meanLoss",
                  ValueType::FLOAT,
                  "",
                  "Mean over the connections of p: loss indications (fast retransmits and "
-                 "timeouts) / data segments sent, as SABT estimates it.");
-    o.AddSummary("timeouts", ValueType::INT, "", "Retransmission timeouts, all connections.");
+                 "timeouts) / data segments sent, as SABT estimates it (e3: null).");
+    o.AddSummary("timeouts", ValueType::INT, "", "Retransmission timeouts, all connections (e3: "
+                 "the server's, all requests).");
     o.AddSummary("finished",
                  ValueType::INT,
                  "",
-                 "Connections whose file was acknowledged whole (0 with bulk senders).");
+                 "Connections whose file was acknowledged whole (0 with bulk senders; e3: "
+                 "null, see requests).");
     o.AddSummary("duration",
                  ValueType::FLOAT,
                  "s",
                  "Mean time from a finished connection's start to the ACK of its last byte "
-                 "(null with bulk senders).");
+                 "(null with bulk senders and in e3).");
+    o.AddSummary("requests",
+                 ValueType::INT,
+                 "",
+                 "e3: requests started in the last measureTime s whose document arrived whole "
+                 "(null in fig, e1, e2).");
+    o.AddSummary("unfinished",
+                 ValueType::INT,
+                 "",
+                 "e3: requests started then whose document had not arrived at the end (or "
+                 "whose connection failed): counted, not in the means.");
+    o.AddSummary("responseTime",
+                 ValueType::FLOAT,
+                 "s",
+                 "e3: mean response time of those requests, from the connection request to the "
+                 "document's last byte.");
+    o.AddSummary("responseSmall",
+                 ValueType::FLOAT,
+                 "s",
+                 "e3: the same over the documents under 8 KB (8192 bytes, the paper's limit, "
+                 "whatever --smallFileLimit).");
+    o.AddSummary("responseLarge",
+                 ValueType::FLOAT,
+                 "s",
+                 "e3: the same over the documents of 8 KB or more.");
     o.AddSummary("events", ValueType::INT, "events", "ns-3 events executed.");
 
     const std::string t = "connections";
-    o.AddColumn(t, "connection", ValueType::INT, "", "Connection, from 1 in start order.");
+    o.AddColumn(t, "connection", ValueType::INT, "", "Connection, from 1 in start order (fig, e1, "
+                                                     "e2; e3: no rows).");
     o.AddColumn(t, "path", ValueType::INT, "", "Its path, from 1.");
     o.AddColumn(t, "start", ValueType::FLOAT, "s", "When it opened its connection.");
     o.AddColumn(t, "throughput", ValueType::FLOAT, "Mbit/s", "Throughput over the last "
@@ -476,13 +520,29 @@ Outputs()
     o.AddColumn(t, "duration", ValueType::FLOAT, "s", "Start to the ACK of its last byte.");
 
     const std::string l = "timeline";
-    o.AddColumn(l, "time", ValueType::FLOAT, "s", "A reassignment (every interval from 0).");
+    o.AddColumn(l, "time", ValueType::FLOAT, "s", "A reassignment (every interval from 0; fig, "
+                                                  "e1, e2; e3: no rows).");
     o.AddColumn(l, "connection", ValueType::INT, "", "A running connection.");
     o.AddColumn(l, "buffer", ValueType::FLOAT, "bytes", "Its buffer from then on.");
     o.AddColumn(l, "demand", ValueType::FLOAT, "bytes", "Its demand (abt, sabt).");
     o.AddColumn(l, "throughput", ValueType::FLOAT, "Mbit/s", "Throughput over the last interval.");
     o.AddColumn(l, "cwnd", ValueType::FLOAT, "packets", "Its congestion window.");
     o.AddColumn(l, "lossRate", ValueType::FLOAT, "", "p so far.");
+
+    const std::string r = "requests";
+    o.AddColumn(r, "client", ValueType::INT, "", "e3: the client, from 1 (fig, e1, e2: no rows).");
+    o.AddColumn(r, "request", ValueType::INT, "", "Its request, from 1 on that client.");
+    o.AddColumn(r, "bytes", ValueType::INT, "bytes", "The document's size (null while the server "
+                                                     "has not read the request).");
+    o.AddColumn(r, "start", ValueType::FLOAT, "s", "Its connection request.");
+    o.AddColumn(r, "response", ValueType::FLOAT, "s", "Response time: to the document's last byte "
+                                                      "(null: unfinished at the end).");
+    o.AddColumn(r, "smallFile", ValueType::BOOL, "", "The small-file rule applied to it.");
+    o.AddColumn(r, "buffer", ValueType::FLOAT, "bytes", "Its send buffer when the document "
+                                                        "started.");
+    o.AddColumn(r, "timeouts", ValueType::INT, "", "Its sender's retransmission timeouts.");
+    o.AddColumn(r, "measured", ValueType::BOOL, "", "Started in the last measureTime s: in the "
+                                                    "summary's means.");
     return o;
 }
 
