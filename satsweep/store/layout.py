@@ -36,12 +36,12 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from satsweep.design import Run
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: A run's file in runs/<config_id>/: r<k> and a suffix (temporaries start with a dot).
 _RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
@@ -60,15 +60,33 @@ def results_dir(results: str | os.PathLike[str] | None = None) -> Path:
 
 def row_value(path: Path, column: str) -> Any:
     """The value of ``column`` in a run's one-row table, or None when it cannot be read."""
+    import pyarrow as pa
+
     try:
-        values = pq.read_table(path, columns=[column]).column(0).to_pylist()
+        values = read_columns(path, [column]).column(0).to_pylist()
     except (OSError, KeyError, pa.ArrowException):
         return None
     return values[0] if len(values) == 1 else None
 
 
+def read_columns(path: Path, columns: list[str]) -> pa.Table:
+    """These columns of one Parquet file (KeyError for a column it lacks), read by its own
+    reader: ``pq.read_table`` imports pyarrow's dataset machinery and pandas at its first
+    call, more CPU than the store's whole check of a sweep with nothing to do."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as file:
+        schema = file.schema_arrow
+        for column in columns:
+            schema.field(column)  # KeyError: read() would leave the column out
+        return file.read(columns=columns)
+
+
 def readable(files: list[Path]) -> str | None:
     """None when every file is there and reads as Parquet, else what is wrong."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     for path in files:
         try:
             pq.read_metadata(path)

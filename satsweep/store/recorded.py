@@ -10,15 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Design, DesignError, rng_run
 from satsweep.engine import Description, Program, value_text
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.store.files import write_json
-from satsweep.store.layout import FINISHED, Layout, StoreError, row_value
+from satsweep.store.layout import FINISHED, Layout, StoreError, read_columns, row_value
 
 #: A configuration's directory in runs/: its config_id.
 _CONFIG_ID = re.compile(r"[0-9a-f]{12}")
@@ -240,6 +237,8 @@ class RecordedDesign(Layout):
         version are the recorded ones: a rebuilt program whose version did not change (with
         the same description, else :meth:`check` refuses it). Its new runs would come from
         another binary than the stored ones; the caller warns, naming both hashes."""
+        import pyarrow as pa
+
         recorded = self.recorded() or {}
         described = recorded.get("describe", {})
         now = design.describe
@@ -247,7 +246,7 @@ class RecordedDesign(Layout):
             return []
         made = {recorded.get("program", {}).get("sha256")}
         try:  # the compacted runs: every build that made one
-            column = pq.read_table(self.runs_table, columns=["program_sha256"]).column(0)
+            column = read_columns(self.runs_table, ["program_sha256"]).column(0)
             made |= set(column.unique().to_pylist())
         except (OSError, KeyError, pa.ArrowException):
             pass  # no table yet, or one without the column (the record's hash still counts)

@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow.parquet as pq
-
 from satsweep.design import Configuration, Design, Run
 from satsweep.engine import file_sha256
 from satsweep.store.files import write_json, write_parquet
-from satsweep.store.layout import FINISHED, Layout, readable, row_value
-from satsweep.store.rows import run_rows
+from satsweep.store.layout import FINISHED, Layout, read_columns, readable, row_value
 
 if TYPE_CHECKING:
     from satsweep.store.store import Store
@@ -202,6 +199,8 @@ class Runs(Layout):
     def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
         """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
         row, then the record that vouches for them (the run is then done)."""
+        from satsweep.store.rows import run_rows  # pyarrow: only where runs are written
+
         row, tables = run_rows(design, run, result, provenance)
         for name, rows in tables.items():
             write_parquet(self.run_file(run, f".{name}.parquet"), rows)
@@ -213,6 +212,8 @@ class Runs(Layout):
     def write_record(self, run: Run, tables: Iterable[str], rows: list[int] | None = None) -> None:
         """The run's record: size, modification time, sha256 and rows of each of its files
         (``rows``: each file's rows when known, in :meth:`run_files`' order, else read)."""
+        import pyarrow.parquet as pq
+
         files = {}
         paths = self.run_files(run, tables)
         for path, count in zip(paths, rows or [None] * len(paths), strict=True):
@@ -274,6 +275,6 @@ class Runs(Layout):
         """The elapsed_seconds of these finished (and verified) runs."""
         values = []
         for run in runs:
-            table = pq.read_table(self.run_file(run), columns=["elapsed_seconds"])
+            table = read_columns(self.run_file(run), ["elapsed_seconds"])
             values.extend(v for v in table.column(0).to_pylist() if v is not None)
         return values
