@@ -1,15 +1,23 @@
 """The package's rooms import only downward, in the data's direction (satsweep/__init__.py),
-and only the rooms that run things start processes."""
+only the rooms that run things start processes, and the libraries that are slow to import are
+imported only by the commands that use them."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import satsweep
 from satsweep import LAYERS
+from tests.support.sweeps import MM1, stored_study
 
 PACKAGE = Path(satsweep.__file__).parent
+
+#: Libraries that take a large part of a second to import; the functions that use them import
+#: them, so that a command pays only for what it uses (issue 35).
+HEAVY = ("duckdb", "matplotlib", "numpy", "pandas", "pyarrow", "rich", "scipy", "snakemake")
 
 
 def imported_rooms(path: Path) -> set[str]:
@@ -121,3 +129,32 @@ def test_no_room_has_a_circular_import_inside_it():
             f"satsweep/{room}/{name}.py" for name in sorted(graph) if reaches(name, name, {name})
         ]
     assert not cycles, "modules in an import cycle: " + ", ".join(cycles)
+
+
+def heavy_imports(*argv: str) -> list[str]:
+    """The HEAVY libraries that `satsweep ARGV` imported (in a fresh Python), after checking
+    that it exited 0."""
+    said = "sorted(m for m in HEAVY if m in sys.modules)"
+    code = (
+        f"import atexit, sys; HEAVY = {HEAVY!r}\n"
+        f"atexit.register(lambda: print('imported:', *{said}, file=sys.stderr))\n"
+        "from satsweep.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stderr.splitlines()[-1].split()[1:]
+
+
+def test_the_help_imports_no_heavy_library():
+    assert heavy_imports("--help") == []
+
+
+def test_status_and_a_run_with_nothing_to_do_use_rich_only(tmp_path):
+    """A complete store: `status` reads records and stats files, `run` finds nothing to do and
+    starts no Snakemake; both print through rich, neither needs pyarrow nor DuckDB."""
+    design = f"study: toy\nprogram: {MM1}\nfactors: {{load: [0.3, 0.6]}}\nreplications: 2\n"
+    results = stored_study(tmp_path, design)
+    study = ["toy", "--results", str(results)]
+    assert heavy_imports("status", *study) == ["rich"]
+    assert heavy_imports("run", *study) == ["rich"]

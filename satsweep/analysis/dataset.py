@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Self
-
-import duckdb
+from typing import TYPE_CHECKING, Any, Self
 
 from satsweep.analysis import sql
 from satsweep.analysis.results import (
@@ -28,6 +26,9 @@ from satsweep.analysis.results import (
     Model,
     Term,
 )
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["Dataset", "analyze", "analyze_by", "resolve_source", "t_quantile"]
 
@@ -93,6 +94,8 @@ class Dataset:
         """Load a Parquet or CSV file, or a study's store (see :func:`resolve_source`); only
         replications 1..``max_replication`` when given (the balanced part of a store whose
         configurations have their own replications)."""
+        import duckdb
+
         path = resolve_source(source, results_dir)
         if not path.name.lower().endswith(_PARQUET_SUFFIXES + _CSV_SUFFIXES):
             raise AnalysisError(f"{path}: not a Parquet (.parquet) or CSV (.csv) file")

@@ -12,13 +12,14 @@ through here too.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from satsweep.store import add_functions
 
 from satsweep import shipped
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "CELLS",
@@ -116,6 +117,8 @@ def rows(con: duckdb.DuckDBPyConnection, table: str) -> list[dict[str, Any]]:
 def connect() -> duckdb.DuckDBPyConnection:
     """An in-memory database with the macros (``00-macros.sql``) and satsweep's SQL functions
     (:func:`satsweep.store.add_functions`: ``t_quantile(p, df)``)."""
+    import duckdb
+
     con = duckdb.connect()
     add_functions(con)
     run(con, MACROS)

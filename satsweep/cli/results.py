@@ -7,10 +7,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-from rich.console import Console
-
 from satsweep import analysis, report
 from satsweep.cli.common import (
     DESIGN_SUFFIXES,
@@ -95,6 +91,9 @@ def _incomplete(study: str, results: str | None) -> str | None:
     sees fewer levels or cells than the design has, and says so in its own terms ("a single
     level", "unbalanced"). None when it holds them all, or without a recorded design or a
     runs table (the analysis says what is wrong)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     store = Store(results_dir(results) / study)
     try:
         design = store.design()
@@ -197,6 +196,8 @@ def _names(text: str) -> list[str]:
 
 def _report(args: argparse.Namespace) -> int:
     """`satsweep report`: a study's results tables, analysis and figures as HTML and Markdown."""
+    from rich.console import Console
+
     console = Console(stderr=True, highlight=False)
     design_file = args.study if is_design_file(args.study) else None  # its analysis: as now
     try:

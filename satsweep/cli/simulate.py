@@ -6,9 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from satsweep.cli.common import Subparsers, error
 from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError
 
@@ -40,6 +37,9 @@ def add(commands: Subparsers) -> None:
 
 def _simulate(args: argparse.Namespace) -> int:
     """Runs one simulation of a program (by name or path) and prints its summary."""
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(stderr=True)
     try:
         values = dict(flag.removeprefix("--").split("=", 1) for flag in args.flags)

@@ -8,10 +8,7 @@ import csv
 import json
 import sys
 from pathlib import Path
-
-import duckdb
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from satsweep.cli.common import (
     Subparsers,
@@ -22,6 +19,9 @@ from satsweep.cli.common import (
     study_name,
 )
 from satsweep.store import SQL_MEMORY, SQL_TIMEOUT, StoreError, export_query, query
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add(commands: Subparsers) -> None:
@@ -107,6 +107,9 @@ def _sql(args: argparse.Namespace) -> int:
 
 def _query(args: argparse.Namespace) -> int:
     """`satsweep sql` itself; :func:`_sql` turns Ctrl-C into exit code 130."""
+    import duckdb
+    from rich.console import Console
+
     out = Path(args.out).absolute() if args.out else None
     if args.positional_study is not None and args.study is not None:
         error("sql", "the study is given twice; allowed: STUDY before the query, or --study")
@@ -170,6 +173,8 @@ def print_result(columns: list[str], rows: list[tuple], console: Console) -> Non
     the console's width (a wide result in a narrow terminal, which a table would squeeze into
     an empty grid), one record per block: ``column: value`` lines under ``-[ RECORD n ]-``."""
     if len(columns) * (MIN_COLUMN_WIDTH + 3) + 1 <= console.width:  # 3: a cell's border, pads
+        from rich.table import Table
+
         table = Table()
         for name in columns:
             table.add_column(name)

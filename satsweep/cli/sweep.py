@@ -7,17 +7,7 @@ import collections
 import datetime as dt
 import itertools
 import signal
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from satsweep.analysis import precision
 from satsweep.cli.common import (
@@ -37,6 +27,9 @@ from satsweep.engine import SimulationError, flags, value_text
 from satsweep.store import Store, StoreError
 from satsweep.workflow import run as sweep
 from satsweep.workflow import usable_cores
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: `satsweep status`'s exit code when runs are missing but none failed (a failed run: 1).
 INCOMPLETE = 3
@@ -223,6 +216,16 @@ def _run(args: argparse.Namespace) -> int:
     design = _load("run", args, file=True)
     if design is None:
         return 2
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     console = Console(stderr=True)
     columns = (
         TextColumn("{task.description}"),
@@ -316,6 +319,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     """`satsweep plan`: the run table of a sweep, without running anything."""
+    from rich.console import Console
+    from rich.table import Table
+
     design = _load("plan", args)
     if design is None:
         return 2
@@ -445,6 +451,8 @@ def _status(args: argparse.Namespace) -> int:
     code 0 when every run is done and compacted, 1 when a run failed, 3 when runs are missing
     or damaged or the tables stale or damaged (none failed). A precision campaign is shown at
     its last round's r, with its targets."""
+    from rich.console import Console
+
     design = _load("status", args)
     if design is None:
         return 2
@@ -516,6 +524,8 @@ def _status(args: argparse.Namespace) -> int:
 
 def _submit(args: argparse.Namespace) -> int:
     """`satsweep submit`: the sweep as one Slurm batch job running a Ray cluster (Slurm+Ray)."""
+    from rich.console import Console
+
     design = _load("submit", args, file=True)
     if design is None:
         return 2

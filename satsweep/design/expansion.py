@@ -19,6 +19,9 @@ __all__ = ["MAX_REPLICATIONS", "MAX_RNG", "Configuration", "Run", "config_id", "
 MAX_RNG = 2**32 - 1
 #: Replications of a configuration: k takes the low 15 bits of a ``streams: 2`` run number.
 MAX_REPLICATIONS = 2**15 - 1
+#: Canonical JSON: keys sorted, no spaces. One encoder for every configuration: json.dumps
+#: with these options would build a new one per call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,7 @@ def config_id(params: dict[str, Any]) -> str:
     program gets, see :func:`satsweep.engine.value_text`), so neither the order of keys in the file nor
     ``5`` versus ``"5"`` or ``2.0`` versus ``2`` changes it; replication and seed are not part of it.
     """
-    canonical = json.dumps(
-        {name: value_text(value) for name, value in params.items()},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    canonical = _CANONICAL.encode({name: value_text(value) for name, value in params.items()})
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 

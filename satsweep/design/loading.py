@@ -73,10 +73,10 @@ def _expanded_nodes(root: yaml.Node) -> tuple[int, int]:
     return sizes[id(root)], len(sizes)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (a key that a merge
+class _UniqueKeys:
+    """YAML's safe constructor, refusing a key given twice in one mapping (a key that a merge
     ``<<:`` brings in may be given again: the mapping's own wins, as YAML says) and aliases
-    that add more than :data:`MAX_ALIASED_NODES` nodes."""
+    that add more than :data:`MAX_ALIASED_NODES` nodes; beside a parser (below)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -111,6 +111,49 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                     )
                 seen[key] = line
         super().flatten_mapping(node)
+
+
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """With PyYAML's own parser, in Python: its errors are the ones the messages quote, and a
+    file nested too deeply for it raises RecursionError."""
+
+
+#: Nesting libyaml's parser may compose: it recurses in C, and a file 10^5 levels deep
+#: crashes Python (a segmentation fault); a deeper file goes to PyYAML's parser, which refuses
+#: it in one line.
+_C_DEPTH = 200
+
+
+def _read_yaml(text: str) -> Any:
+    """A design file's data: through libyaml's parser when it is there and the file reads
+    with it, nested at most :data:`_C_DEPTH` deep (a design listing 10^4 levels: 0.13 s of
+    CPU with this check of its depth, 0.5-0.7 s through PyYAML's, measured under load), else
+    through PyYAML's, which says what is wrong as the messages have it."""
+    if yaml.__with_libyaml__:
+        try:
+            if _depth(text) <= _C_DEPTH:
+                return yaml.load(text, Loader=_FastUniqueKeyLoader)
+        except yaml.YAMLError:
+            pass  # said below, as PyYAML's parser says it
+    return yaml.load(text, Loader=_UniqueKeyLoader)
+
+
+def _depth(text: str) -> int:
+    """How deep the file's lists and mappings nest, from libyaml's events (no recursion)."""
+    depth = deepest = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return deepest
+
+
+if yaml.__with_libyaml__:
+
+    class _FastUniqueKeyLoader(_UniqueKeys, yaml.CSafeLoader):
+        """With libyaml's parser, in C."""
 
 
 _FIELD_HELP = {
@@ -240,7 +283,7 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     """
     path = Path(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        raw = _read_yaml(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise DesignError(f"{path}: cannot read the sweep file: {e.strerror or e}") from e
     except UnicodeDecodeError as e:

@@ -36,9 +36,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from satsweep.engine.description import (
@@ -462,13 +461,20 @@ def _filter_literal(name: str) -> str:
     return '"' + "".join(escaped) + '"'
 
 
-#: A recorded vector: module, name, sample times and values.
-Vector = tuple[str, str, np.ndarray, np.ndarray]
+# numpy only where vectors are read: every satsweep command loads this module (its plug-in
+# command `satsweep import` is registered through it), most read no vector
+if TYPE_CHECKING:
+    import numpy as np
+
+    #: A recorded vector: module, name, sample times and values.
+    Vector = tuple[str, str, np.ndarray, np.ndarray]
 
 
 def read_vectors(vec: Path, scavetool: Path, names: Sequence[str]) -> list[Vector]:
     """The vectors of a result file with one of these names, every module's, exported by
     ``opp_scavetool`` (which reads only their blocks of the file), to 17 significant digits."""
+    import numpy as np
+
     query = " OR ".join(f"name =~ {_filter_literal(n)}" for n in dict.fromkeys(names))
     proc = subprocess.run(
         [str(scavetool), "export", "-T", "v", "-f", query, "-x", "precision=17", "-F", "CSV-R"]
@@ -497,6 +503,8 @@ def table_rows(name: str, table: OmnetppTable, vectors: Sequence[Vector]) -> lis
     a bin, so that decimal times on a boundary fall in the later bin), the row's time is the
     bin's start, its value the samples' mean. NaN or infinity is null. A declared vector that
     no matching module recorded is an error."""
+    import numpy as np
+
     module = _pattern(table.module)
     chosen = sorted(
         (v for v in vectors if v[1] in table.vectors and module.match(v[0])),

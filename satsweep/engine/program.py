@@ -67,7 +67,7 @@ class SimulationError(RuntimeError):
         self.stderr_tail = stderr_tail
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: str | os.PathLike[str]) -> str:
     """The sha256 of a file's bytes, in hex."""
     digest = hashlib.sha256()
     with open(path, "rb") as f:

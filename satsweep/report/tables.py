@@ -10,16 +10,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import duckdb
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from satsweep.analysis import Analysis, Dataset, sql
 from satsweep.analysis.dataset import t_quantile
 from satsweep.analysis.study import level_text
 from satsweep.design import TraceSettings
 from satsweep.theory import Reference, Theory, TheoryError
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "CellResult",
@@ -227,6 +227,8 @@ def trace_panels(
 def trace_over_factor(trace: TraceSettings, factors: Sequence[str], table: Path) -> bool:
     """Whether the trace's x is a factor of the design rather than a column of ``table`` (a
     column of that name wins, as the design's check has it)."""
+    import pyarrow.parquet as pq
+
     return trace.x in factors and trace.x not in pq.read_schema(table).names
 
 

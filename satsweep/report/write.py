@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-import duckdb
 import yaml
 
 import satsweep
@@ -424,6 +423,8 @@ def _swap_in(built: Path, target: Path) -> None:
 
 def _provenance(store: Store) -> dict[str, str]:
     """The study's provenance, from its ``runs.parquet``."""
+    import duckdb
+
     runs = store.runs_table
     con = sql.connect()
     try:

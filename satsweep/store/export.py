@@ -10,15 +10,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
-
-import duckdb
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from satsweep.store.files import write_csv, write_parquet
 from satsweep.store.layout import StoreError, results_dir
 from satsweep.store.sql import check_read_only, connect
 from satsweep.store.store import Store, studies
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
 
 #: The file types an export writes.
 EXPORTS = (".csv", ".parquet")
@@ -66,6 +67,8 @@ def export_query(
     """:func:`query`'s result written (atomically) to ``out``, a .csv or .parquet file
     outside every store; the number of its rows. The same errors; one that cannot be written
     is a StoreError too."""
+    import pyarrow as pa
+
     out = Path(out).absolute()
     table = _answer(sql, study, results, tables, memory, timeout, warn, out, _table)
     try:
@@ -186,6 +189,8 @@ def _rows(cursor: duckdb.DuckDBPyConnection, limit: int) -> tuple[list[str], lis
 def _table(cursor: duckdb.DuckDBPyConnection, limit: int) -> pa.Table:
     """A query's result as an Arrow table; MemoryError when it takes more than ``limit``
     bytes."""
+    import pyarrow as pa
+
     reader = cursor.fetch_record_batch(CHUNK)
     batches = []
     size = 0
@@ -200,6 +205,8 @@ def _table(cursor: duckdb.DuckDBPyConnection, limit: int) -> pa.Table:
 def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
     """The batches of a query's result. DuckDB's errors come through Arrow as OSError: they
     are given back as DuckDB's (MemoryError when DuckDB ran out of it)."""
+    import duckdb
+
     try:
         yield from reader
     except OSError as e:

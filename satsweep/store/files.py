@@ -6,11 +6,10 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.csv
-import pyarrow.parquet as pq
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = ["write_atomically", "write_csv", "write_json", "write_parquet"]
 
@@ -37,9 +36,13 @@ def write_json(path: Path, data: Any) -> None:
 
 def write_parquet(path: Path, table: pa.Table) -> None:
     """A Parquet file, atomically."""
+    import pyarrow.parquet as pq
+
     write_atomically(path, lambda t: pq.write_table(table, t))
 
 
 def write_csv(path: Path, table: pa.Table) -> None:
     """A CSV file with a header line, atomically."""
+    import pyarrow.csv
+
     write_atomically(path, lambda t: pyarrow.csv.write_csv(table, t))

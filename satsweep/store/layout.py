@@ -36,17 +36,33 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from satsweep.design import Run
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 #: A run's file in runs/<config_id>/: r<k> and a suffix (temporaries start with a dot).
 _RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
+#: The suffix of a run's record (written last: it vouches for the run's other files).
+RECORD = ".record.json"
 #: The files of a run that say it finished: its record, or its run row (before records).
-FINISHED = frozenset({".record.json", ".parquet"})
+FINISHED = frozenset({RECORD, ".parquet"})
+
+
+def run_file_name(replication: int, suffix: str = ".parquet") -> str:
+    """The name of a file of replication k in its configuration's folder (runs/<config_id>/)."""
+    return f"r{replication}{suffix}"
+
+
+def vouched_names(replication: int, tables: Iterable[str]) -> list[str]:
+    """The names of the files a finished run's record vouches for: its row, then its tables'
+    rows."""
+    return [
+        run_file_name(replication),
+        *(run_file_name(replication, f".{t}.parquet") for t in tables),
+    ]
 
 
 class StoreError(ValueError):
@@ -60,15 +76,33 @@ def results_dir(results: str | os.PathLike[str] | None = None) -> Path:
 
 def row_value(path: Path, column: str) -> Any:
     """The value of ``column`` in a run's one-row table, or None when it cannot be read."""
+    import pyarrow as pa
+
     try:
-        values = pq.read_table(path, columns=[column]).column(0).to_pylist()
+        values = read_columns(path, [column]).column(0).to_pylist()
     except (OSError, KeyError, pa.ArrowException):
         return None
     return values[0] if len(values) == 1 else None
 
 
+def read_columns(path: Path, columns: list[str]) -> pa.Table:
+    """These columns of one Parquet file (KeyError for a column it lacks), read by its own
+    reader: ``pq.read_table`` imports pyarrow's dataset machinery and pandas at its first
+    call, more CPU than the store's whole check of a sweep with nothing to do."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as file:
+        schema = file.schema_arrow
+        for column in columns:
+            schema.field(column)  # KeyError: read() would leave the column out
+        return file.read(columns=columns)
+
+
 def readable(files: list[Path]) -> str | None:
     """None when every file is there and reads as Parquet, else what is wrong."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     for path in files:
         try:
             pq.read_metadata(path)
@@ -116,20 +150,26 @@ class Layout:
         found = sorted(p.stem for p in self.root.glob("*.parquet") if p.stem != "runs")
         return ["runs", *found] if self.runs_table.is_file() else found
 
+    def run_folder(self, config_id: str) -> str:
+        """:meth:`run_dir` as a string, for the loops over every run (:meth:`Runs.state`),
+        where building Paths cost more than the stat calls they are for."""
+        return f"{self.root}/runs/{config_id}"
+
     def run_dir(self, config_id: str) -> Path:
-        return self.root / "runs" / config_id
+        return Path(self.run_folder(config_id))
 
     def run_file(self, run: Run, suffix: str = ".parquet") -> Path:
         """A file of one run: its row (``.parquet``), ``.json``, ``.failed.json``, or
         ``.<table>.parquet``."""
-        return self.run_dir(run.config_id) / f"r{run.replication}{suffix}"
+        return self.run_dir(run.config_id) / run_file_name(run.replication, suffix)
 
     def record_file(self, run: Run) -> Path:
-        return self.run_file(run, ".record.json")
+        return self.run_file(run, RECORD)
 
     def run_files(self, run: Run, tables: Iterable[str]) -> list[Path]:
-        """The files a finished run's record vouches for: its row, then its tables' rows."""
-        return [self.run_file(run), *(self.run_file(run, f".{t}.parquet") for t in tables)]
+        """The paths of the files a finished run's record vouches for (:func:`vouched_names`)."""
+        folder = self.run_dir(run.config_id)
+        return [folder / name for name in vouched_names(run.replication, tables)]
 
     def manifest_file(self, config_id: str, replications: int) -> Path:
         return self.run_dir(config_id) / f"complete-{replications}.json"
@@ -155,11 +195,10 @@ class Layout:
         the suffixes of its files (``.parquet``, ``.record.json``, ...): one directory read."""
         found: dict[int, set[str]] = {}
         try:
-            with os.scandir(self.run_dir(config_id)) as entries:
-                for entry in entries:
-                    match = _RUN_FILE.fullmatch(entry.name)
-                    if match and 1 <= int(match[1]) <= replications:
-                        found.setdefault(int(match[1]), set()).add(match[2])
+            for name in os.listdir(self.run_folder(config_id)):
+                match = _RUN_FILE.fullmatch(name)
+                if match and 1 <= int(match[1]) <= replications:
+                    found.setdefault(int(match[1]), set()).add(match[2])
         except FileNotFoundError:
             pass
         return found

@@ -10,15 +10,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Design, DesignError, rng_run
 from satsweep.engine import Description, Program, value_text
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.store.files import write_json
-from satsweep.store.layout import FINISHED, Layout, StoreError, row_value
+from satsweep.store.layout import (
+    FINISHED,
+    RECORD,
+    Layout,
+    StoreError,
+    read_columns,
+    row_value,
+    run_file_name,
+)
 
 #: A configuration's directory in runs/: its config_id.
 _CONFIG_ID = re.compile(r"[0-9a-f]{12}")
@@ -127,15 +132,16 @@ class RecordedDesign(Layout):
         """``run`` and ``seed`` of replication k in ``run_dir``, as its record says, else as
         its run row says; None without a run number."""
         try:
-            record = json.loads((run_dir / f"r{k}.record.json").read_text())
+            record = json.loads((run_dir / run_file_name(k, RECORD)).read_text())
         except (OSError, ValueError):
             record = None
         record = record if isinstance(record, dict) else {}
         number, seed = record.get("run"), record.get("seed")
+        row = run_dir / run_file_name(k)
         if type(number) is not int:  # a record of before run numbers were kept: the row's
-            number = row_value(run_dir / f"r{k}.parquet", "run")
+            number = row_value(row, "run")
         if type(seed) is not int:
-            seed = row_value(run_dir / f"r{k}.parquet", "seed")
+            seed = row_value(row, "seed")
         if type(number) is not int:
             return None
         return {"run": number, "seed": seed if type(seed) is int else None}
@@ -240,6 +246,8 @@ class RecordedDesign(Layout):
         version are the recorded ones: a rebuilt program whose version did not change (with
         the same description, else :meth:`check` refuses it). Its new runs would come from
         another binary than the stored ones; the caller warns, naming both hashes."""
+        import pyarrow as pa
+
         recorded = self.recorded() or {}
         described = recorded.get("describe", {})
         now = design.describe
@@ -247,7 +255,7 @@ class RecordedDesign(Layout):
             return []
         made = {recorded.get("program", {}).get("sha256")}
         try:  # the compacted runs: every build that made one
-            column = pq.read_table(self.runs_table, columns=["program_sha256"]).column(0)
+            column = read_columns(self.runs_table, ["program_sha256"]).column(0)
             made |= set(column.unique().to_pylist())
         except (OSError, KeyError, pa.ArrowException):
             pass  # no table yet, or one without the column (the record's hash still counts)

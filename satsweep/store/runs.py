@@ -13,13 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow.parquet as pq
-
 from satsweep.design import Configuration, Design, Run
 from satsweep.engine import file_sha256
 from satsweep.store.files import write_json, write_parquet
-from satsweep.store.layout import FINISHED, Layout, readable, row_value
-from satsweep.store.rows import run_rows
+from satsweep.store.layout import (
+    FINISHED,
+    RECORD,
+    Layout,
+    read_columns,
+    readable,
+    row_value,
+    run_file_name,
+    vouched_names,
+)
 
 if TYPE_CHECKING:
     from satsweep.store.store import Store
@@ -29,11 +35,13 @@ NOT_DONE = "not done"
 _NONE: frozenset[int] = frozenset()
 
 
-def _digest_line(run: Run, row: Path, record: dict[str, Any] | None) -> bytes:
+def _digest_line(run: Run, folder: str, record: dict[str, Any] | None) -> bytes:
     """What a done run adds to the digest of a store's runs (:attr:`State.digest`): its key,
-    its run number and the sha256 of its run row (``row``) as its record gives it, or read for
-    a run made before records (a run redone gets another row: its start time at least)."""
-    recorded = record["files"][row.name].get("sha256") if record else file_sha256(row)
+    its run number and the sha256 of its run row (in ``folder``) as its record gives it, or
+    read for a run made before records (a run redone gets another row: its start time at
+    least)."""
+    row = run_file_name(run.replication)
+    recorded = record["files"][row].get("sha256") if record else file_sha256(f"{folder}/{row}")
     return f"{run.config_id}/r{run.replication}:{run.run}:{recorded}\n".encode()
 
 
@@ -49,6 +57,8 @@ class State:
     done: list[Run] = field(default_factory=list)
     failed: list[tuple[Run, dict]] = field(default_factory=list)
     damaged: list[tuple[Run, str]] = field(default_factory=list)  # with what is wrong
+    #: the done runs made before records, which have none (:meth:`Runs.repair` writes theirs)
+    unrecorded: list[Run] = field(default_factory=list)
     #: the configurations (by index) with a run not done, and their replications that are
     #: done, failed or damaged (the others are missing)
     incomplete: dict[int, frozenset[int]] = field(default_factory=dict)
@@ -68,6 +78,8 @@ class State:
 
     def incomplete_configurations(self) -> Iterator[Configuration]:
         """The configurations with a run not done."""
+        if not self.incomplete:  # a complete store: no configuration to expand
+            return
         for config in self.design.iter_configurations():
             if config.index in self.incomplete:
                 yield config
@@ -109,47 +121,54 @@ class Runs(Layout):
         reads every file. A run made before records existed is trusted when its files can be
         read as Parquet. A run made with another run number (--run) than ``run``'s, as its
         record or else its run row says, is not this run."""
-        return self._verify(run, tables, deep)[0]
+        return self._verify(self.run_folder(run.config_id), run, list(tables), deep)[0]
 
     def _verify(
-        self, run: Run, tables: Iterable[str], deep: bool = False
+        self, folder: str, run: Run, tables: list[str], deep: bool = False
     ) -> tuple[str | None, dict[str, Any] | None]:
-        """:meth:`verify`, and the run's record (None without one)."""
-        files = self.run_files(run, tables)
+        """:meth:`verify` of a run whose files are in ``folder``, and the run's record (None
+        without one). Paths are strings: :meth:`state` calls it for every run."""
+        names = vouched_names(run.replication, tables)
+        row = f"{folder}/{names[0]}"
+        record_name = run_file_name(run.replication, RECORD)
         try:
-            record = json.loads(self.record_file(run).read_text())
+            with open(f"{folder}/{record_name}", "rb") as handle:
+                record = json.loads(handle.read())
             recorded = record["files"]
             if not isinstance(recorded, dict):
                 raise TypeError(recorded)
         except FileNotFoundError:
-            if not files[0].is_file():
+            if not os.path.isfile(row):
                 return NOT_DONE, None
-            problem = readable(files)  # a run made before records: its files must parse
-            return problem or self._other_run(run, row_value(files[0], "run")), None
+            # a run made before records: its files must parse
+            problem = readable([Path(folder, name) for name in names])
+            return problem or self._other_run(run, row_value(Path(row), "run")), None
         except (OSError, ValueError, KeyError, TypeError) as e:
-            return f"{self.record_file(run).name} is unreadable ({e.__class__.__name__})", None
+            return f"{record_name} is unreadable ({e.__class__.__name__})", None
         made = record.get("run")
-        if type(made) is not int and files[0].is_file():  # a record of before run numbers
-            made = row_value(files[0], "run")
-        return self._intact(files, recorded, deep) or self._other_run(run, made), record
+        if type(made) is not int and os.path.isfile(row):  # a record of before run numbers
+            made = row_value(Path(row), "run")
+        return self._intact(folder, names, recorded, deep) or self._other_run(run, made), record
 
     @staticmethod
-    def _intact(files: list[Path], recorded: dict[str, Any], deep: bool) -> str | None:
-        """None when ``files`` match their record's ``files``, else what is wrong."""
-        for path in files:
-            expected = recorded.get(path.name)
+    def _intact(folder: str, names: list[str], recorded: dict[str, Any], deep: bool) -> str | None:
+        """None when the files ``names`` in ``folder`` match their record's ``files``, else
+        what is wrong."""
+        for name in names:
+            expected = recorded.get(name)
             if not isinstance(expected, dict):
-                return f"{path.name} is not in its record"
+                return f"{name} is not in its record"
+            path = f"{folder}/{name}"
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except OSError:
-                return f"{path.name} is missing"
+                return f"{name} is missing"
             if stat.st_size != expected.get("bytes"):
-                return f"{path.name} has {stat.st_size} bytes, its record {expected.get('bytes')}"
+                return f"{name} has {stat.st_size} bytes, its record {expected.get('bytes')}"
             changed = stat.st_mtime_ns != expected.get("mtime_ns")
             if (deep or changed) and file_sha256(path) != expected.get("sha256"):
-                return f"{path.name} does not match its sha256"
-        return readable(files) if deep else None
+                return f"{name} does not match its sha256"
+        return readable([Path(folder, name) for name in names]) if deep else None
 
     @staticmethod
     def _other_run(run: Run, made: object) -> str | None:
@@ -166,7 +185,7 @@ class Runs(Layout):
         """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
         or missing, from the files alone; ``deep`` rereads every file. runs/ is read once and
         each configuration's directory there once; only replications with files are looked
-        at."""
+        at, each with one read of its record and one stat per file."""
         result = State(design, self)
         tables = list(design.describe.tables)
         present = self.configurations_with_files()
@@ -175,15 +194,18 @@ class Runs(Layout):
             if config.config_id not in present:
                 result.incomplete[config.index] = _NONE
                 continue
+            folder = self.run_folder(config.config_id)
             accounted = set()
             done = 0
             r = design.replications_for(config.config_id)
             for k in sorted(self.replications_with_files(config.config_id, r)):
                 run = config.run(design, k)
-                problem, record = self._verify(run, tables, deep)
+                problem, record = self._verify(folder, run, tables, deep)
                 if problem is None:
                     result.done.append(run)
-                    digest.update(_digest_line(run, self.run_file(run), record))
+                    if record is None:
+                        result.unrecorded.append(run)
+                    digest.update(_digest_line(run, folder, record))
                     done += 1
                 elif problem is not NOT_DONE:
                     result.damaged.append((run, problem))
@@ -202,6 +224,8 @@ class Runs(Layout):
     def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
         """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
         row, then the record that vouches for them (the run is then done)."""
+        from satsweep.store.rows import run_rows  # pyarrow: only where runs are written
+
         row, tables = run_rows(design, run, result, provenance)
         for name, rows in tables.items():
             write_parquet(self.run_file(run, f".{name}.parquet"), rows)
@@ -213,6 +237,8 @@ class Runs(Layout):
     def write_record(self, run: Run, tables: Iterable[str], rows: list[int] | None = None) -> None:
         """The run's record: size, modification time, sha256 and rows of each of its files
         (``rows``: each file's rows when known, in :meth:`run_files`' order, else read)."""
+        import pyarrow.parquet as pq
+
         files = {}
         paths = self.run_files(run, tables)
         for path, count in zip(paths, rows or [None] * len(paths), strict=True):
@@ -264,9 +290,8 @@ class Runs(Layout):
                 f"{run.config_id}/r{run.replication} is damaged ({problem}): moved {names} to "
                 f"{where}; it runs again"
             )
-        for run in state.done:
-            if not self.record_file(run).is_file():
-                self.write_record(run, tables)
+        for run in state.unrecorded:
+            self.write_record(run, tables)
         for config in state.incomplete_configurations():
             self.invalidate(config.config_id)
 
@@ -274,6 +299,6 @@ class Runs(Layout):
         """The elapsed_seconds of these finished (and verified) runs."""
         values = []
         for run in runs:
-            table = pq.read_table(self.run_file(run), columns=["elapsed_seconds"])
+            table = read_columns(self.run_file(run), ["elapsed_seconds"])
             values.extend(v for v in table.column(0).to_pylist() if v is not None)
         return values

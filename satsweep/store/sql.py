@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import duckdb
-from duckdb import sqltypes
+from typing import TYPE_CHECKING
 
 from satsweep.store.layout import Layout, StoreError, readable
 
-#: What a query over a store may be: it reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, FROM
-#: ..., PRAGMA functions), or it explains a statement that reads (EXPLAIN ANALYZE runs what it
-#: explains); anything else could change a store or the files around it.
-READ_ONLY = (duckdb.StatementType.SELECT,)
+if TYPE_CHECKING:
+    import duckdb
+
+#: What a query over a store may be, as DuckDB's StatementType names it: it reads (SELECT,
+#: WITH, DESCRIBE, SHOW, SUMMARIZE, FROM ..., PRAGMA functions), or it explains a statement
+#: that reads (EXPLAIN ANALYZE runs what it explains); anything else could change a store or
+#: the files around it.
+READ_ONLY = frozenset({"SELECT"})
 
 
 def t_quantile(p: float | None, df: float | None) -> float | None:
@@ -33,6 +35,8 @@ def add_functions(con: duckdb.DuckDBPyConnection) -> None:
     (`satsweep sql`, the analysis): ``t_quantile(p, df)``, Student's t quantile, which DuckDB
     lacks, so a confidence interval of a mean needs no printed table. Before a connection's
     configuration is locked."""
+    from duckdb import sqltypes
+
     con.create_function(
         "t_quantile",
         t_quantile,
@@ -83,6 +87,8 @@ class Views(Layout):
 def check_read_only(query: str) -> None:
     """Refuses (StoreError) a query with a statement that does not only read, as DuckDB's own
     parser types them; the message names the statement."""
+    import duckdb
+
     try:
         statements = duckdb.extract_statements(query)
     except duckdb.Error as e:
@@ -93,7 +99,7 @@ def check_read_only(query: str) -> None:
         if kind == duckdb.StatementType.EXPLAIN:
             kind = _explained(statement.query)
             name = "EXPLAIN of a " + (kind.name.replace("_", " ") if kind else "hidden")
-        if kind not in READ_ONLY:
+        if kind is None or kind.name not in READ_ONLY:
             raise StoreError(
                 f"{name} statement refused: {statement.query.strip()[:60]!r}; allowed: queries "
                 "that read (SELECT, WITH, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN [ANALYZE] of "
@@ -107,6 +113,8 @@ def _explained(text: str) -> duckdb.StatementType | None:
     each place its statement may start (EXPLAIN [ANALYZE] [VERBOSE] or EXPLAIN (options): up to
     the options' closing parenthesis): any that is not a read is the answer, so that a
     misjudged start can only refuse a read, never let a write through."""
+    import duckdb
+
     tokens = [position for position, _ in duckdb.tokenize(text)]
     starts = tokens[1:4]
     if len(tokens) > 1 and text[tokens[1]] == "(":
@@ -119,7 +127,7 @@ def _explained(text: str) -> duckdb.StatementType | None:
         except duckdb.Error:
             continue
         for statement in statements:
-            if statement.type not in READ_ONLY:
+            if statement.type.name not in READ_ONLY:
                 return statement.type
             found = statement.type
     return found
@@ -142,6 +150,8 @@ def connect(
     ``memory``: DuckDB's ``memory_limit`` (e.g. ``2GB``; None: DuckDB's default), a hard cap
     since nothing spills.
     """
+    import duckdb
+
     for store in stores:
         link = store.link_out()
         if link:

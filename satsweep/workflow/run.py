@@ -413,16 +413,20 @@ def run(
     design = store.bind(design)
     start = time.perf_counter()
     with lock_store(store.root) as lock:
-        warn_rebuilt(design, store, warn)
+        # a precision campaign resumes from its last round (design.json); its state is the
+        # first pass's too
+        this_round: Design | None = store.round(design)
+        before: State | None = store.state(this_round)
+        warn_rebuilt(this_round, store, warn, before)
         if design.precision is None:
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
-                             poll_seconds, execution, warn, start, lock)  # fmt: skip
-        # rounds: resume from the last round (design.json), then until the targets
-        this_round: Design | None = store.round(design)
+                             poll_seconds, execution, warn, start, lock, before)  # fmt: skip
+        # rounds until the targets
         rounds = []
         while this_round is not None:
             report = _run_once(this_round, store, results_path, cores, keep_going, on_progress,
-                               poll_seconds, execution, warn, start, lock)  # fmt: skip
+                               poll_seconds, execution, warn, start, lock, before)  # fmt: skip
+            before = None  # the next round's runs are other runs
             if not report.ok:
                 return report
             now = precision.reached(str(store.runs_table), this_round)
@@ -432,16 +436,20 @@ def run(
         return report
 
 
-def warn_rebuilt(design: Design, store: Store, warn: Callable[[str], None]) -> None:
+def warn_rebuilt(
+    design: Design, store: Store, warn: Callable[[str], None], state: State | None = None
+) -> None:
     """Warns when runs are to be added by a rebuilt program of the same version as the
     store's runs (:meth:`Store.other_builds`): the runs of one study would come from two
-    binaries, which only the provenance would show."""
+    binaries, which only the provenance would show. ``state``: the state of ``design`` at its
+    store's round (:meth:`Store.round`) when the caller has it."""
+    if state is None:
+        state = store.state(store.round(design))
+    if not (state.n_missing or state.failed or state.damaged):
+        return  # nothing to run, no run of the new build joins them: the table is not read
     others = store.other_builds(design)
     if not others:
         return
-    state = store.state(store.round(design))
-    if not (state.n_missing or state.failed or state.damaged):
-        return  # nothing to run: no run of the new build joins them
     program = design.executable
     warn(
         f"program: {design.describe.name} {design.describe.version} at {program.path} has "
@@ -464,12 +472,15 @@ def _run_once(
     warn: Callable[[str], None],
     start: float,
     lock: int,
+    before: State | None = None,
 ) -> SweepReport:
     """One Snakemake pass over ``design``'s missing runs, the store locked by the caller
-    (``lock``: the lock's descriptor, which Snakemake holds too)."""
+    (``lock``: the lock's descriptor, which Snakemake holds too; ``before``: the design's
+    state, when the caller has just read it)."""
     design_path = design.source
     store.record(design)
-    before = store.state(design)
+    if before is None:
+        before = store.state(design)
     store.repair(before, warn)
     done_before = len(before.done)
     log = store.logs / "snakemake.log"

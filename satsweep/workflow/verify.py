@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from satsweep.design import Design, Run
 from satsweep.engine import PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, Program, ProgramError
 from satsweep.store import Store, StoreError
@@ -90,6 +88,8 @@ def _program(design: Design, recorded: dict[str, Any]) -> Program:
 
 
 def _rows(path: Path) -> list[dict]:
+    import pyarrow.parquet as pq
+
     return pq.read_table(path).to_pylist() if path.is_file() else []
 
 
