@@ -163,9 +163,9 @@ def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_ru
     refused = satsweep(*args)
     assert refused.returncode == 1, refused.stderr
     assert f"another satsweep run is using {results / 'toy'} (held by pid " in refused.stderr
-    assert "-m snakemake" in refused.stderr  # the orphaned Snakemake holds it
+    assert "-m satsweep.workflow.snakemake_cli" in refused.stderr  # the orphaned Snakemake
 
-    snakemake = [pid for pid, c in processes_under(tmp_path).items() if "-m snakemake" in c]
+    snakemake = [pid for pid, c in processes_under(tmp_path).items() if "snakemake_cli" in c]
     assert snakemake
     for pid in snakemake:
         os.kill(pid, signal.SIGKILL)

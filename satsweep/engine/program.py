@@ -14,8 +14,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import select
 import tempfile
-import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -376,36 +377,67 @@ def _run_group(command: list[str], timeout: float | None) -> subprocess.Complete
     )
     stderr = _Tail(proc.stderr)  # type: ignore[arg-type]
     try:
-        proc.wait(timeout=timeout)
+        stderr.follow(proc, timeout)
     except BaseException as e:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         proc.wait()
-        stderr.join(DESCRIBE_TIMEOUT_S)
+        stderr.follow(proc, None)
         if isinstance(e, subprocess.TimeoutExpired):
             raise subprocess.TimeoutExpired(command, e.timeout, None, stderr.kept) from None
         raise
-    stderr.join(DESCRIBE_TIMEOUT_S)  # a child that left the group may hold the pipe open
+    finally:
+        stderr.close()
     return subprocess.CompletedProcess(
         command, proc.returncode, "", stderr.kept.decode(errors="replace")
     )
 
 
-class _Tail(threading.Thread):
-    """Reads a pipe to its end in the background, keeping only its last bytes (``kept``)."""
+class _Tail:
+    """A program's stderr read to its end on the caller's thread, keeping only its last bytes
+    (``kept``): a thread per run cost more than the rest of satsweep's own work on it."""
+
+    #: How often an open pipe is checked for its program's end (a child of the program may
+    #: hold the pipe after it has ended).
+    POLL_S = 0.1
 
     def __init__(self, pipe: IO[bytes]) -> None:
-        super().__init__(daemon=True)
         self.pipe = pipe
         self.kept = b""
-        self.start()
+        self.open = True
 
-    def run(self) -> None:
-        with self.pipe:
-            for block in iter(lambda: self.pipe.read1(1 << 16), b""):  # type: ignore[attr-defined]
-                self.kept = (self.kept + block)[-STDERR_TAIL_BYTES:]
+    def follow(self, proc: subprocess.Popen[bytes], timeout: float | None) -> None:
+        """Reads until the pipe's end and the program's, TimeoutExpired after ``timeout``
+        seconds; a pipe still open :data:`DESCRIBE_TIMEOUT_S` after the program ended is left."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        ended: float | None = None  # when the program was seen ended with the pipe still open
+        fd = self.pipe.fileno()
+        poller = select.poll()  # not select.select: no limit on the descriptor's number
+        poller.register(fd, select.POLLIN)
+        while self.open:
+            now = time.monotonic()
+            if ended is None and proc.poll() is not None:
+                ended = now
+            if ended is not None and now - ended > DESCRIBE_TIMEOUT_S:
+                return
+            if ended is None and deadline is not None and now >= deadline:
+                raise subprocess.TimeoutExpired(proc.args, timeout)  # type: ignore[arg-type]
+            wait = self.POLL_S if deadline is None else max(0.0, min(self.POLL_S, deadline - now))
+            if poller.poll(wait * 1000):  # data, or the pipe's end
+                block = os.read(fd, 1 << 16)
+                if block:
+                    self.kept = (self.kept + block)[-STDERR_TAIL_BYTES:]
+                else:
+                    self.open = False
+        try:  # the pipe ended first (the program closed it): its end, within the time left
+            proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise subprocess.TimeoutExpired(proc.args, timeout) from None  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self.pipe.close()
 
 
 class _NotJson:

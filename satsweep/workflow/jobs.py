@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import importlib.abc
 import os
 import signal
 import socket
@@ -321,10 +322,21 @@ def _say(message: str) -> None:
     print(message, flush=True)
 
 
+class _WithoutPandas(importlib.abc.MetaPathFinder):
+    """Refuses pandas in a job: pyarrow imports it, when it is installed, at its first array
+    (0.25 s of CPU, a quarter of a job's start) only to ask whether the values are pandas
+    objects, and a job's never are."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] == "pandas":
+            raise ModuleNotFoundError(f"no {name} in a satsweep job", name=name)
+
+
 def main(argv: list[str] | None = None) -> int:
     # SIGTERM (Snakemake's or an executor's cancel) as Ctrl-C: the running program is stopped
     # with its process group instead of running on without its job
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    sys.meta_path.insert(0, _WithoutPandas())
     args = sys.argv[1:] if argv is None else argv
     commands: dict[str, tuple[Callable[..., int], int]] = {
         "simulate": (simulate, 3),

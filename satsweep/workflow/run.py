@@ -1,8 +1,8 @@
 """Running a sweep: Snakemake (the Snakefile shipped with satsweep) over a design.
 
-:func:`run` starts ``python -m snakemake`` (locally, or through a remote executor such as Ray:
-:class:`Execution`) with the study's store as working directory, watches the store's files for
-progress, and reports what was done, skipped and failed.
+:func:`run` starts Snakemake (``python -m satsweep.workflow.snakemake_cli``) locally or through
+a remote executor such as Ray (:class:`Execution`) with the study's store as working directory,
+watches the store's files for progress, and reports what was done, skipped and failed.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def snakemake_command(
     caller writes.
     """
     command = [
-        sys.executable, "-m", "snakemake",
+        sys.executable, "-m", "satsweep.workflow.snakemake_cli",
         "--snakefile", str(SNAKEFILE),
         "--directory", str(store_dir),
     ]  # fmt: skip
@@ -165,7 +165,9 @@ def snakemake_command(
         groups = schedule.plan(design, slots, execution.group_size, floor).group_sizes()
         command += ["--group-components", *(f"{g}={n}" for g, n in groups.items())]
     else:
-        command += ["--cores", str(cores)]
+        # N like worker jobs: nothing for the ILP scheduler to weigh, whose solver (cbc, a
+        # process of its own) Snakemake would start at every step
+        command += ["--cores", str(cores), "--scheduler", "greedy"]
     command += [
         "--configfile", str(store_dir / CONFIG_FILE),
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
