@@ -3,7 +3,10 @@ cost hint), and that Snakemake follows them."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -11,6 +14,7 @@ import pytest
 
 from satsweep import cli
 from satsweep.design import load_design
+from satsweep.store import Store
 from satsweep.workflow import run as sweep
 from satsweep.workflow import schedule
 from tests.support import REPO
@@ -73,7 +77,7 @@ def test_more_slots_make_smaller_groups_and_fixed_size_is_honoured():
     assert len(fixed.group_sizes()) == math.ceil(72 / 5)
 
 
-def test_remote_command_names_the_workflows_groups():
+def test_remote_command_passes_the_slots_the_workflow_plans_groups_with():
     design = load_design(QUICK)
     local = sweep.snakemake_command(QUICK, Path("/r"), Path("/r/q"), 2, False)
     assert local[local.index("--cores") + 1] == "2"
@@ -83,7 +87,7 @@ def test_remote_command_names_the_workflows_groups():
     assert config == {"sweep": str(QUICK), "results": "/r"}  # locally: no slots, no groups
 
     remote = sweep.snakemake_command(
-        QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4), design
+        QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4)
     )
     assert remote[remote.index("--executor") + 1] == "ray"
     assert remote[remote.index("--cores") + 1] == "1"  # a group job asks for one CPU
@@ -92,14 +96,33 @@ def test_remote_command_names_the_workflows_groups():
     assert config["slots"] == 4
     # Ray jobs start warm, so its groups may shrink further than other executors'.
     assert config["min_group_seconds"] == 4
-    start = remote.index("--group-components") + 1
-    named = dict(a.split("=") for a in remote[start : remote.index("--configfile")])
     expected = schedule.plan(design, 4, None, schedule.min_group_seconds("ray")).group_sizes()
-    assert named == {name: str(n) for name, n in expected.items()}
     assert len(expected) > len(schedule.plan(design, slots=4).group_sizes())
 
     slurm = sweep.workflow_config(QUICK, Path("/r"), 2, sweep.Execution("slurm", jobs=4))
     assert slurm["min_group_seconds"] == schedule.MIN_GROUP_SECONDS
+
+
+def test_the_workflow_runs_each_group_as_one_job_of_one_process(tmp_path):
+    """Through a remote executor the Snakefile makes one job of each group of the plan, whose
+    one command runs all of the group's configurations (their manifests, in the plan's order):
+    a dry run of the workflow with the configuration `satsweep run --executor ray` writes."""
+    design = load_design(QUICK)
+    store = Store.of(design, tmp_path)
+    store.root.mkdir(parents=True)
+    config = sweep.workflow_config(QUICK, tmp_path, 2, sweep.Execution("ray", jobs=4))
+    (store.root / sweep.CONFIG_FILE).write_text(json.dumps(config))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(sweep.SNAKEFILE),
+         "--directory", str(store.root), "--configfile", str(store.root / sweep.CONFIG_FILE),
+         "--cores", "1", "--dry-run", "--printshellcmds", "runs"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    commands = [line.split() for line in proc.stdout.splitlines() if "jobs simulate" in line]
+    ran = [[Path(word).parent.name for word in c[c.index("simulate") + 2 : -3]] for c in commands]
+    members = schedule.plan(design, 4, None, schedule.min_group_seconds("ray")).members()
+    assert len(members) > 1 and sorted(ran) == sorted(members.values())
 
 
 @pytest.mark.slow

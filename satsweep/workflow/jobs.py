@@ -1,6 +1,6 @@
 """The workflow's jobs as a small command, so that a Snakemake job starts only what it needs.
 
-    python -m satsweep.workflow.jobs simulate SWEEP CONFIG_ID MANIFEST  # a configuration's runs
+    python -m satsweep.workflow.jobs simulate SWEEP MANIFEST...  # configurations' runs, remotely
     python -m satsweep.workflow.jobs work SWEEP WORKER_FILE KEEP_GOING PID  # a local worker
     python -m satsweep.workflow.jobs collect SWEEP COMPACTION           # compact the store
 
@@ -168,21 +168,34 @@ def run_configuration(
     return failures
 
 
-def simulate(sweep: str, config_id: str, manifest: str) -> int:
-    """Runs the configuration's missing replications; 1 if any failed (its stderr tail logged)."""
-    store = Store(Path(manifest).parents[2])  # <store>/runs/<config_id>/complete-<r>.json
+def simulate(sweep: str, *manifests: str) -> int:
+    """A remote job: the missing replications of each configuration whose manifest
+    (``<store>/runs/<config_id>/complete-<r>.json``) it is to write, one configuration after
+    the other in this one process (a group of them costs one Python start, not one each);
+    1 if any run failed (the group's other configurations still run)."""
+    root = Path(manifests[0]).parents[2]
+    store = Store(root)
     _hold_jobs_lock(store)
-    design = store.bind(load_design(sweep, max_runs=None))
-    if design.precision is not None:  # the round's r is in the manifest's name
-        design = design.with_replications(_manifest_replications(manifest, design.precision.max))
-    if Path(manifest).name != store.manifest_file(config_id, design.replications).name:
-        print(f"{sweep} now has {design.replications} replications: run the sweep again")
-        return 1
-    failures = run_configuration(design, design.configuration(config_id), store, log=_say)
-    if failures:
-        _say(f"{failures} of {design.replications} runs of {config_id} failed")
-        return 1
-    return 0
+    loaded = store.bind(load_design(sweep, max_runs=None))
+    failed = 0
+    for manifest in manifests:
+        path = Path(manifest)
+        config_id = path.parent.name
+        if path.parents[2] != root:
+            print(f"{manifest}: not a manifest of {root}")
+            return 1
+        design = loaded
+        if design.precision is not None:  # the round's r is in the manifest's name
+            r = _manifest_replications(manifest, design.precision.max)
+            design = design.with_replications(r)
+        if path.name != store.manifest_file(config_id, design.replications).name:
+            print(f"{sweep} now has {design.replications} replications: run the sweep again")
+            return 1
+        failures = run_configuration(design, design.configuration(config_id), store, log=_say)
+        if failures:
+            _say(f"{failures} of {design.replications} runs of {config_id} failed")
+            failed += 1
+    return 1 if failed else 0
 
 
 def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
@@ -338,12 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     sys.meta_path.insert(0, _WithoutPandas())
     args = sys.argv[1:] if argv is None else argv
-    commands: dict[str, tuple[Callable[..., int], int]] = {
-        "simulate": (simulate, 3),
-        "work": (work, 4),
-        "collect": (collect, 2),
+    commands: dict[str, tuple[Callable[..., int], range]] = {  # the arguments each takes
+        "simulate": (simulate, range(2, sys.maxsize)),
+        "work": (work, range(4, 5)),
+        "collect": (collect, range(2, 3)),
     }
-    if not args or args[0] not in commands or len(args) - 1 != commands[args[0]][1]:
+    if not args or args[0] not in commands or len(args) - 1 not in commands[args[0]][1]:
         print(__doc__, file=sys.stderr)
         return 2
     try:

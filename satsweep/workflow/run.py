@@ -11,7 +11,6 @@ import collections
 import contextlib
 import ctypes
 import fcntl
-import itertools
 import os
 import shutil
 import signal
@@ -134,18 +133,15 @@ def snakemake_command(
     cores: int,
     keep_going: bool,
     execution: Execution = LOCAL,
-    design: Design | None = None,
 ) -> list[str]:
     """The Snakemake command line of a run (the shipped Snakefile).
 
     Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
-    ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, and the `simulate` jobs batched into
-    the group jobs of :func:`satsweep.schedule.plan` (``slots`` J and the executor's
-    ``min_group_seconds`` in the configuration, which the Snakefile passes to the same plan, and
-    ``--group-components`` so that each group is one job, run one configuration after the
-    other: ``--cores 1``, a group job asks for one CPU). The workflow's configuration
-    (:func:`workflow_config`) is the JSON file ``<store>/.satsweep-config.json``, which the
-    caller writes.
+    ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, ``--cores 1`` (a job runs its group's
+    configurations one after the other); the Snakefile makes a job of each group of
+    :func:`satsweep.schedule.plan` (``slots`` J and the executor's ``min_group_seconds`` in the
+    configuration). The workflow's configuration (:func:`workflow_config`) is the JSON file
+    ``<store>/.satsweep-config.json``, which the caller writes.
     """
     command = [
         sys.executable, "-m", "satsweep.workflow.snakemake_cli",
@@ -159,11 +155,6 @@ def snakemake_command(
             command += ["--profile", str(profile)]
         queue = slots * (1 + QUEUED_PER_SLOT)
         command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
-        floor = schedule.min_group_seconds(execution.executor)
-        if design is None:
-            design = load_design(design_path, max_runs=None)
-        groups = schedule.plan(design, slots, execution.group_size, floor).group_sizes()
-        command += ["--group-components", *(f"{g}={n}" for g, n in groups.items())]
     else:
         # N like worker jobs: nothing for the ILP scheduler to weigh, whose solver (cbc, a
         # process of its own) Snakemake would start at every step
@@ -493,8 +484,11 @@ def _run_once(
     _date_manifests_now(store)
     # earlier passes' queues and workers' logs (no job of theirs is left: lock_store)
     shutil.rmtree(store.workers, ignore_errors=True)
-    for old in store.logs.glob("worker-*.log"):
-        old.unlink(missing_ok=True)
+    for old in [
+        *store.logs.glob("worker-*.log"),
+        *store.logs.glob(f"{schedule.GROUP_PREFIX}*.log"),
+    ]:
+        old.unlink(missing_ok=True)  # a pass's jobs' logs are its own (store_errors)
     log.parent.mkdir(parents=True, exist_ok=True)
     command = snakemake_command(
         design_path,
@@ -503,7 +497,6 @@ def _run_once(
         cores,
         keep_going,
         execution,
-        design,
     )
     config = workflow_config(design_path, results_path, cores, execution)
     write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
@@ -569,13 +562,10 @@ def log_tail(path: Path, lines: int = 15) -> str:
 
 def store_errors(state: State) -> list[str]:
     """Why jobs could not write the store (a full disk: "No space left on device"): the last
-    log line of the compaction and of the jobs of configurations with runs not done, when it
-    says so (at most 20)."""
-    store, design = state.store, state.design
+    log line of the compaction and of the last pass's jobs, when it says so (at most 20)."""
+    store = state.store
     logs = [store.logs / "collect.log", *sorted(store.logs.glob("worker-*.log"))]
-    for config in itertools.islice(state.incomplete_configurations(), 1000):
-        r = design.replications_for(config.config_id)
-        logs.append(store.logs / f"{config.config_id}-{r}.log")
+    logs += sorted(store.logs.glob(f"{schedule.GROUP_PREFIX}*.log"))  # this pass's remote jobs
     said = []
     for log in logs:
         last = log_tail(log, 1)

@@ -7,7 +7,8 @@ Both serve one aim: every job slot busy until the end of the sweep.
   replications; every run costs the same for a program without one), longest
   first: the sweep then ends on short jobs, not on a long one while the other slots idle
   (longest-processing-time-first). Every executor honours it.
-- **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``):
+- **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``,
+  which runs its group's configurations in one ``python -m satsweep.workflow.jobs simulate``):
   the configurations, in that order, are cut into groups whose estimated cost shrinks as the
   sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still left,
   but at least the executor's :func:`min_group_seconds` (guided self-scheduling,
@@ -15,8 +16,8 @@ Both serve one aim: every job slot busy until the end of the sweep.
   which the free slots share out between them. A wrong estimate costs efficiency, never
   results.
 
-The Snakefile and ``satsweep run`` both call :func:`plan` on the same design and settings, so
-the groups that the workflow names and the ``--group-components`` on the command line agree.
+The Snakefile calls :func:`plan` with the settings ``satsweep run`` passes it (``slots``,
+``group_size``, ``min_group_seconds``) and makes one rule of each group.
 """
 
 from __future__ import annotations
@@ -26,7 +27,18 @@ from dataclasses import dataclass, field
 
 from satsweep.design import Configuration, Design
 
-__all__ = ["FACTOR", "MIN_GROUP_SECONDS", "Schedule", "min_group_seconds", "plan", "ranked"]
+__all__ = [
+    "FACTOR",
+    "GROUP_PREFIX",
+    "MIN_GROUP_SECONDS",
+    "Schedule",
+    "min_group_seconds",
+    "plan",
+    "ranked",
+]
+
+#: How a group's name (its rule's, its log's: ``sims01.log``) starts.
+GROUP_PREFIX = "sims"
 
 #: Each group takes 1 / (FACTOR x slots) of the estimated work left (2: the usual factoring).
 FACTOR = 2
@@ -50,6 +62,14 @@ class Schedule:
     def group_sizes(self) -> dict[str, int]:
         """Configurations per group, in the order the groups run."""
         return dict(Counter(self.group.values()))
+
+    def members(self) -> dict[str, list[str]]:
+        """Each group's configurations (config_ids), longest first, in the order the groups
+        run: a remote job each (workflow/rules/sweep.smk)."""
+        members: dict[str, list[str]] = {}
+        for config_id, name in self.group.items():
+            members.setdefault(name, []).append(config_id)
+        return members
 
 
 def configuration_seconds(design: Design, config: Configuration) -> float:
@@ -110,5 +130,9 @@ def plan(
     width = len(str(len(groups)))
     return Schedule(
         priority,
-        {cid: f"sims{i + 1:0{width}d}" for i, members in enumerate(groups) for cid in members},
+        {
+            cid: f"{GROUP_PREFIX}{i + 1:0{width}d}"
+            for i, members in enumerate(groups)
+            for cid in members
+        },
     )

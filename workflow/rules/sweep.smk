@@ -1,8 +1,9 @@
-# Through a remote executor, one job per configuration (design point): it runs the
-# configuration's replications that are not done yet, one after the other, each into its own
-# files (satsweep/store). The job's output is a small manifest named after r, so raising r reruns
-# the job, which then runs only the new replications. Priorities put the longest configurations
-# first, and the configurations are batched into group jobs (satsweep/workflow/schedule.py).
+# Through a remote executor, one job per group of configurations (design points), in one
+# process: it runs each configuration's replications that are not done yet, one after the
+# other, each into its own files (satsweep/store). A configuration's output is a small manifest
+# named after r, so raising r reruns its group's job, which then runs only the new replications.
+# The groups, and their priorities (the longest configurations first), are
+# satsweep/workflow/schedule.py's.
 # Locally, one `work` job per core instead: the workers take the configurations from a queue
 # they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py).
 # `collect` compacts every finished run into runs.parquet and one file per table of the
@@ -20,23 +21,29 @@ wildcard_constraints:
 
 
 if REMOTE:
+    # one rule, and so one job and one process, per group of configurations
+    for GROUP, MEMBERS in SCHEDULE.members().items():
 
-    rule simulate:
-        output:
-            here(STORE.manifest_file("{config_id}", "{replications}")),
-        log:
-            here(STORE.logs / "{config_id}-{replications}.log"),
-        params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
-            sweep=lambda wildcards: config["sweep"],
-            python=lambda wildcards: sys.executable,
-        threads: 1
-        resources:
-            mem_mb=DESIGN.resources.mem_mb,
-        priority: lambda wildcards: SCHEDULE.priority[wildcards.config_id]
-        group: lambda wildcards: SCHEDULE.group.get(wildcards.config_id)
-        shell:
-            "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {wildcards.config_id}"
-            " {output:q} > {log:q} 2>&1"
+        rule:
+            name:
+                GROUP
+            output:
+                [
+                    here(STORE.manifest_file(c, DESIGN.replications_for(c)))
+                    for c in MEMBERS
+                ],
+            log:
+                here(STORE.logs / f"{GROUP}.log"),
+            params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
+                sweep=lambda wildcards: config["sweep"],
+                python=lambda wildcards: sys.executable,
+            threads: 1
+            resources:
+                mem_mb=DESIGN.resources.mem_mb,
+            priority: SCHEDULE.priority[MEMBERS[0]]
+            shell:
+                "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {output:q}"
+                " > {log:q} 2>&1"
 
     RUN_OUTPUTS = [
         here(STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id)))
