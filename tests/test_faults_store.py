@@ -192,8 +192,8 @@ def test_status_sees_a_run_redone_since_the_compaction(toy, done, capsys):
     for path in run_dir.iterdir():
         path.unlink()
     manifest = run_dir / "complete-1.json"
-    job = [sys.executable, "-m", "satsweep.workflow.jobs", "simulate", str(toy), run_dir.name]
-    subprocess.run([*job, str(manifest)], check=True, capture_output=True, timeout=120)
+    job = [sys.executable, "-m", "satsweep.workflow.jobs", "simulate", str(toy), str(manifest)]
+    subprocess.run(job, check=True, capture_output=True, timeout=120)
     assert manifest.is_file() and rows(done) == 2
     code, out = status(toy, done, capsys)
     assert code == 3 and "toy: 2 done, 0 damaged, 0 missing, 0 failed of 2 runs" in out

@@ -143,8 +143,10 @@ def run_configuration(
     """
     config_id = config.config_id
     # temporaries of a killed attempt (only this job writes into this directory)
-    for stale in store.run_dir(config_id).glob("*.tmp.*"):
-        stale.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError), os.scandir(store.run_dir(config_id)) as found:
+        for entry in found:  # not Path.glob: a tenth of a millisecond a configuration
+            if ".tmp." in entry.name:
+                os.unlink(entry.path)
     failures = 0
     for run in config.runs(design):
         if store.is_done(run):
