@@ -338,20 +338,33 @@ def _say(message: str) -> None:
 
 
 class _WithoutPandas(importlib.abc.MetaPathFinder):
-    """Refuses pandas in a job: pyarrow imports it, when it is installed, at its first array
-    (0.25 s of CPU, a quarter of a job's start) only to ask whether the values are pandas
-    objects, and a job's never are."""
+    """Refuses pandas while it is on ``sys.meta_path``."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
         if name.partition(".")[0] == "pandas":
             raise ModuleNotFoundError(f"no {name} in a satsweep job", name=name)
 
 
+def _pyarrow_without_pandas() -> None:
+    """pyarrow imports pandas, when it is installed, at its first array (0.25 s of CPU, a
+    quarter of a job's start) only to ask whether the values are pandas objects, which a job's
+    never are: its first array here finds no pandas, and pyarrow keeps that answer. pandas is
+    allowed again afterwards (an adapter may use it; pyarrow imports it when asked to convert)."""
+    import pyarrow as pa
+
+    finder = _WithoutPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def main(argv: list[str] | None = None) -> int:
     # SIGTERM (Snakemake's or an executor's cancel) as Ctrl-C: the running program is stopped
     # with its process group instead of running on without its job
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    sys.meta_path.insert(0, _WithoutPandas())
+    _pyarrow_without_pandas()
     args = sys.argv[1:] if argv is None else argv
     commands: dict[str, tuple[Callable[..., int], range]] = {  # the arguments each takes
         "simulate": (simulate, range(2, sys.maxsize)),
