@@ -487,10 +487,7 @@ def _run_once(
     _date_manifests_now(store)
     # earlier passes' queues and workers' logs (no job of theirs is left: lock_store)
     shutil.rmtree(store.workers, ignore_errors=True)
-    for old in [
-        *store.logs.glob("worker-*.log"),
-        *store.logs.glob(f"{schedule.GROUP_PREFIX}*.log"),
-    ]:
+    for old in _job_logs(store):
         old.unlink(missing_ok=True)  # a pass's jobs' logs are its own (store_errors)
     log.parent.mkdir(parents=True, exist_ok=True)
     command = snakemake_command(
@@ -568,12 +565,19 @@ def log_tail(path: Path, lines: int = 15) -> str:
         return ""
 
 
+def _job_logs(store: Store) -> list[Path]:
+    """The logs of the last pass's jobs: the local workers' and the remote groups'."""
+    return [
+        *sorted(store.logs.glob("worker-*.log")),
+        *sorted(store.logs.glob(f"{schedule.GROUP_PREFIX}*.log")),
+    ]
+
+
 def store_errors(state: State) -> list[str]:
     """Why jobs could not write the store (a full disk: "No space left on device"): the last
     log line of the compaction and of the last pass's jobs, when it says so (at most 20)."""
     store = state.store
-    logs = [store.logs / "collect.log", *sorted(store.logs.glob("worker-*.log"))]
-    logs += sorted(store.logs.glob(f"{schedule.GROUP_PREFIX}*.log"))  # this pass's remote jobs
+    logs = [store.logs / "collect.log", *_job_logs(store)]
     said = []
     for log in logs:
         last = log_tail(log, 1)
