@@ -42,8 +42,10 @@ def mentioning(*texts: str) -> dict[int, str]:
 
 
 def in_sessions(sessions: set[int]) -> list[int]:
-    """Processes in any of the process sessions ``sessions``."""
-    return [p.pid for p in processes() if p.session in sessions]
+    """Processes in any of the process sessions ``sessions`` that have not ended. A zombie
+    has: only its reaping is left, and one orphaned (a shell of pyenv's shims killed with its
+    program's process group) waits for init's, which comes late on some machines, or never."""
+    return [p.pid for p in processes() if p.session in sessions and p.state != "Z"]
 
 
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.2):
