@@ -29,6 +29,15 @@ _KEY_TYPES = {name: _ARROW[kind] for name, kind in KEY_COLUMNS.items()}
 
 def run_schema(design: Design) -> pa.Schema:
     """The run table's columns, in order (see the module's docstring)."""
+    if _last_schema[0] is not design:  # a worker asks again for every run of one design
+        _last_schema[:] = [design, _run_schema(design)]
+    return _last_schema[1]
+
+
+_last_schema: list[Any] = [None, None]
+
+
+def _run_schema(design: Design) -> pa.Schema:
     describe = design.describe
     own = set(design.parameters())
     fields = dict(_KEY_TYPES)

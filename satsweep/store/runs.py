@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from satsweep.design import Configuration, Design, Run
 from satsweep.engine import file_sha256
-from satsweep.store.files import write_json, write_parquet
+from satsweep.store.files import parquet_bytes, write_bytes, write_json
 from satsweep.store.layout import (
-    FINISHED,
     RECORD,
     Layout,
     read_columns,
@@ -33,6 +32,11 @@ if TYPE_CHECKING:
 #: What :meth:`Runs.verify` says of a run that has not finished (no record, no run row).
 NOT_DONE = "not done"
 _NONE: frozenset[int] = frozenset()
+
+
+def _file_entry(stat: os.stat_result, sha256: str, rows: int) -> dict[str, Any]:
+    """A file's entry in its run's record."""
+    return {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256, "rows": rows}
 
 
 def _digest_line(run: Run, folder: str, record: dict[str, Any] | None) -> bytes:
@@ -100,19 +104,6 @@ class Runs(Layout):
         """Whether the run has finished (its record, or a run row of a store made before
         records; :meth:`verify` says whether its files are intact)."""
         return self.record_file(run).is_file() or self.run_file(run).is_file()
-
-    def count_done(self, design: Design) -> int:
-        """Runs finished (:meth:`is_done`), counted from one directory read per configuration
-        with files."""
-        present = self.configurations_with_files()
-        return sum(
-            sum(1 for suffixes in found.values() if suffixes & FINISHED)
-            for found in (
-                self.replications_with_files(c.config_id, design.replications_for(c.config_id))
-                for c in design.iter_configurations()
-                if c.config_id in present
-            )
-        )
 
     def verify(self, run: Run, tables: Iterable[str], deep: bool = False) -> str | None:
         """None when the run is done and its files are intact, else what is wrong (a run not
@@ -227,28 +218,31 @@ class Runs(Layout):
         from satsweep.store.rows import run_rows  # pyarrow: only where runs are written
 
         row, tables = run_rows(design, run, result, provenance)
-        for name, rows in tables.items():
-            write_parquet(self.run_file(run, f".{name}.parquet"), rows)
-        write_parquet(self.run_file(run), row)
-        counts = [row.num_rows, *(tables[name].num_rows for name in design.describe.tables)]
-        self.write_record(run, design.describe.tables, counts)
+        self.run_dir(run.config_id).mkdir(parents=True, exist_ok=True)
+        files = {}
+        # the tables, then the run row, then the record: each file hashed as it is written
+        for name, rows in [*((f".{name}", tables[name]) for name in tables), ("", row)]:
+            path = self.run_file(run, f"{name}.parquet")
+            data = parquet_bytes(rows)
+            stat = write_bytes(path, data)
+            files[path.name] = _file_entry(stat, hashlib.sha256(data).hexdigest(), rows.num_rows)
+        self._write_record(run, {name: files[name] for name in vouched_names(
+            run.replication, design.describe.tables)})  # fmt: skip
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
 
-    def write_record(self, run: Run, tables: Iterable[str], rows: list[int] | None = None) -> None:
-        """The run's record: size, modification time, sha256 and rows of each of its files
-        (``rows``: each file's rows when known, in :meth:`run_files`' order, else read)."""
+    def write_record(self, run: Run, tables: Iterable[str]) -> None:
+        """The record of a run's files as they are: size, modification time, sha256 and rows
+        of each (a run made before records existed)."""
         import pyarrow.parquet as pq
 
         files = {}
-        paths = self.run_files(run, tables)
-        for path, count in zip(paths, rows or [None] * len(paths), strict=True):
+        for path in self.run_files(run, tables):
             stat = path.stat()
-            files[path.name] = {
-                "bytes": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "sha256": file_sha256(path),
-                "rows": pq.read_metadata(path).num_rows if count is None else count,
-            }
+            rows = pq.read_metadata(path).num_rows
+            files[path.name] = _file_entry(stat, file_sha256(path), rows)
+        self._write_record(run, files)
+
+    def _write_record(self, run: Run, files: dict[str, dict[str, Any]]) -> None:
         # the run number and base_seed it was made with: what makes it this run (:meth:`verify`)
         record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}
         write_json(self.record_file(run), {**record, "seed": run.seed, "files": files})

@@ -37,6 +37,7 @@ from satsweep.store import Store, write_json
 from satsweep.workflow import schedule
 
 __all__ = [
+    "DONE",
     "JOBS_LOCK",
     "compact",
     "proc_stat",
@@ -49,6 +50,9 @@ __all__ = [
 #: A lock file in the store that every job holds shared while it runs: `satsweep run` starts
 #: only when it can take it exclusively, so no orphaned job of an earlier run still writes.
 JOBS_LOCK = ".satsweep.jobs.lock"
+#: What a job's log says after a run's key when it has stored the run (`satsweep run` counts
+#: these lines for its progress).
+DONE = ": done (--run="
 #: How a job's last log line starts when the store could not be written (satsweep run and
 #: status show such lines: the cause of a failure that leaves no failed run behind).
 STORE_FAILURES = ("compaction failed", "cannot write the store")
@@ -154,7 +158,7 @@ def run_configuration(
             continue
         problem = simulate_run(design, run, store)
         if problem is None:
-            log(f"{run.config_id}/r{run.replication}: done (--run={run.run})")
+            log(f"{run.config_id}/r{run.replication}{DONE}{run.run})")
         else:
             log(problem)
             failures += 1
