@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -162,14 +161,14 @@ class Bench:
         )
         return path, study
 
-    def xargs_lines(self, design: Path, out: Path) -> tuple[str, Path]:
+    def xargs_lines(self, design: Path) -> tuple[str, Path]:
         """The design's runs for xargs: the program, and a file of each run's arguments (one
         line each, quoted for xargs) as satsweep builds them (Program.command: the same --run;
-        only --out differs). xargs runs the program itself on each line, as satsweep's job
-        does: no shell nor `env` between them."""
+        only --out differs, a name in xargs' working directory). xargs runs the program itself
+        on each line, as satsweep's job does: no shell nor `env` between them."""
         loaded = load_design(design)
         commands = [
-            loaded.executable.command(run.params, run.run, out / f"{run.params['x']}.json")
+            loaded.executable.command(run.params, run.run, Path(f"{run.params['x']}.json"))
             for run in loaded.runs()
         ]
         program = commands[0][0]
@@ -178,13 +177,19 @@ class Bench:
         path.write_text("".join(shlex.join(command[1:]) + "\n" for command in commands))
         return program, path
 
-    def time_xargs(self, program: str, lines: Path, out: Path, count: int) -> float:
-        shutil.rmtree(out, ignore_errors=True)
+    def time_xargs(self, program: str, lines: Path, count: int) -> float:
+        """Wall seconds of xargs running the runs of ``lines`` in a fresh directory, which stays
+        until the end: no side deletes files while the bench runs, since on the reference
+        machine (ext4 without a journal) creating files after many were deleted was seen to
+        cost up to ten times more CPU (the kernel's search for a free inode, skipping those it
+        takes for recently deleted), which would tax the side that came next."""
+        out = self.fresh_dir("xargs")
         out.mkdir(parents=True)
         with lines.open("rb") as stdin:
             start = time.perf_counter()
             proc = subprocess.run(
                 ["xargs", "-P", str(self.cores), "-L", "1", program],
+                cwd=out,
                 stdin=stdin,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
@@ -195,7 +200,6 @@ class Bench:
         made = sum(1 for _ in out.glob("*.json"))
         if made != count:
             raise SystemExit(f"xargs made {made} results of {count} in {out}")
-        shutil.rmtree(out)  # 10^4 files otherwise stay until the end
         return seconds
 
     def satsweep(
@@ -272,7 +276,6 @@ class Bench:
             raise SystemExit(f"satsweep run --executor ray left {rows} runs of {count} in {store}")
         # one log per job, which each attempt of a resubmitted job appends to
         jobs = sum(1 for _ in (store / ".snakemake" / "ray_logs").rglob("*.log"))
-        shutil.rmtree(results)
         return seconds, jobs
 
 
@@ -292,11 +295,11 @@ def _report_progress(proc: subprocess.Popen, store: Path, start: float) -> None:
 
 def measure_cell(bench: Bench, length: float, count: int, pairs: int) -> Cell:
     design, study = bench.design(count, length)
-    program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
+    program, lines = bench.xargs_lines(design)
     xargs, sweep, ray, jobs = [], [], [], []
     # alternating, so that the other work on the machine weighs on every side alike
     for pair in range(1, pairs + 1):
-        xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", count))
+        xargs.append(bench.time_xargs(program, lines, count))
         say(f"  L={length:g} N={count} pair {pair}/{pairs}: xargs    {xargs[-1]:8.2f} s")
         sweep.append(bench.time_sweep(design, study, count))
         say(f"  L={length:g} N={count} pair {pair}/{pairs}: satsweep {sweep[-1]:8.2f} s")
@@ -344,7 +347,6 @@ def measure_fixed(bench: Bench, count: int, pairs: int) -> list[Fixed]:
         say(f"  N={count} pair {pair}/{pairs}: nothing to do {idle[-1]:8.2f} s")
         status.append(bench.satsweep("status", design, results))
         say(f"  N={count} pair {pair}/{pairs}: status        {status[-1]:8.2f} s")
-    shutil.rmtree(results)
     return [Fixed("nothing to do", count, Times(idle)), Fixed("status", count, Times(status))]
 
 
@@ -353,10 +355,10 @@ def measure_single(bench: Bench, pairs: int) -> list[Fixed]:
     against xargs running that run: the fixed cost of a sweep, which does not depend on N, so
     it is measured once."""
     design, study = bench.design(1, 0.0)
-    program, lines = bench.xargs_lines(design, bench.scratch / "xargs")
+    program, lines = bench.xargs_lines(design)
     xargs, sweep, ray = [], [], []
     for pair in range(1, pairs + 1):
-        xargs.append(bench.time_xargs(program, lines, bench.scratch / "xargs", 1))
+        xargs.append(bench.time_xargs(program, lines, 1))
         say(f"  1 run pair {pair}/{pairs}: xargs    {xargs[-1]:8.3f} s")
         sweep.append(bench.time_sweep(design, study, 1))
         say(f"  1 run pair {pair}/{pairs}: satsweep {sweep[-1]:8.3f} s")

@@ -158,3 +158,21 @@ def test_status_and_a_run_with_nothing_to_do_use_rich_only(tmp_path):
     study = ["toy", "--results", str(results)]
     assert heavy_imports("status", *study) == ["rich"]
     assert heavy_imports("run", *study) == ["rich"]
+
+
+def test_a_new_store_is_checked_for_rebuilt_programs_without_pyarrow(tmp_path):
+    """Before a study's first sweep there are no runs whose program to compare: the check
+    (Store.other_builds) imports no pyarrow, which a sweep loads while Snakemake starts."""
+    design = tmp_path / "toy.yaml"
+    design.write_text(f"study: toy\nprogram: {MM1}\nfactors: {{load: [0.3]}}\nreplications: 1\n")
+    code = (
+        "import sys\n"
+        "from satsweep.design import load_design\n"
+        "from satsweep.store import Store\n"
+        f"design = load_design({str(design)!r})\n"
+        f"print(Store.of(design, {str(tmp_path)!r}).other_builds(design))\n"
+        "print(sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == ["[]", "[]"]

@@ -145,3 +145,23 @@ def test_local_sweep_runs_the_longest_configuration_first(satnet, tmp_path):
         .fetchall()
     )
     assert [link for (link,) in started] == ["wan", "geo"]
+
+
+def test_snakemake_lists_the_environments_modules_once_per_sys_path(monkeypatch):
+    """Each of Snakemake's plug-in registries lists every module on sys.path; through
+    satsweep's entry point to Snakemake the listing is made once, and made again only if
+    sys.path changes. Listings of given folders or prefixes are not kept."""
+    from satsweep.workflow.snakemake_cli import _list_once
+
+    calls = []
+
+    def iter_modules(path=None, prefix=""):
+        calls.append((path, prefix))
+        return iter([f"{len(calls)}:{prefix}"])
+
+    listing = _list_once(iter_modules)
+    assert list(listing()) == ["1:"] and list(listing()) == ["1:"]
+    assert list(listing(["somewhere"])) == ["2:"] and list(listing(prefix="p.")) == ["3:p."]
+    monkeypatch.setattr(sys, "path", [*sys.path, "elsewhere"])
+    assert list(listing()) == ["4:"] and list(listing()) == ["4:"]
+    assert calls == [(None, ""), (["somewhere"], ""), (None, "p."), (None, "")]

@@ -246,13 +246,13 @@ class RecordedDesign(Layout):
         version are the recorded ones: a rebuilt program whose version did not change (with
         the same description, else :meth:`check` refuses it). Its new runs would come from
         another binary than the stored ones; the caller warns, naming both hashes."""
-        import pyarrow as pa
-
         recorded = self.recorded() or {}
         described = recorded.get("describe", {})
         now = design.describe
         if described.get("name") != now.name or described.get("version") != now.version:
-            return []
+            return []  # a new store, say: no pyarrow to import before its sweep starts
+        import pyarrow as pa
+
         made = {recorded.get("program", {}).get("sha256")}
         try:  # the compacted runs: every build that made one
             column = read_columns(self.runs_table, ["program_sha256"]).column(0)
