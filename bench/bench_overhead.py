@@ -29,10 +29,10 @@ again with nothing to do, `satsweep status`; and once a sweep of a single run of
 scratch (through Ray too, with ``--executor ray``), against xargs running that run.
 
 Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 at N = 1000;
-nothing to do in under 1 s for 10^4 runs. The default cells take hours while a run costs
-satsweep about a second of its own. Through Ray every configuration is a Python process of its
-own inside its group job (locally a worker takes them all), so Ray's side of a cell costs
-seconds per run: 100 runs of 0.05 s took 5 minutes on the loaded 2-core machine.
+nothing to do in under 1 s for 10^4 runs. The ratio depends on the machine: a run of spin
+costs L seconds of CPU on any processor, satsweep's own work costs more on a slower one. Through
+Ray a group of configurations is one job of one process, as a local worker is, but each job
+pays a Ray task's start and a Python start of its own: see README.md, "Benchmarks".
 """
 
 from __future__ import annotations
