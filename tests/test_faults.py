@@ -431,6 +431,34 @@ def test_a_failed_compaction_leaves_the_previous_tables(toy, done, monkeypatch):
     assert not list(done.glob(".*compacting*"))
 
 
+def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and_its_state(
+    toy, done
+):
+    """`satsweep run` hands the compaction the state it has just taken. A run whose row is
+    changed after it, its size and time kept (so only its sha256 tells), is not compacted: it
+    is quarantined, and the state returned, which the sweep's report shows, has it missing."""
+    import os
+
+    from satsweep.design import load_design
+    from satsweep.store import Store
+
+    store = Store(done)
+    design = store.bind(load_design(toy))
+    state = store.state(design)
+    assert len(state.done) == 2 and not state.damaged
+    row = one_run(done) / "r1.parquet"
+    kept = row.stat()
+    data = bytearray(row.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    row.write_bytes(bytes(data))
+    os.utime(row, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    after = store.collect(design, warn=lambda line: None, state=state)
+    assert len(after.done) == 1 and not after.damaged and after.n_missing == 1
+    assert table_rows(done) == 1
+    assert list((done / "quarantine").glob(f"*/{one_run(done).name}/r1.parquet"))
+    assert store.state(design).done == after.done
+
+
 def test_one_damaged_study_does_not_hide_the_others(results, capsys):
     other = results / "other"
     other.mkdir()

@@ -49,7 +49,9 @@ def _parse(data: bytes) -> pa.Table:
 class Compaction(Runs):
     """A store's compacted tables: written from its runs, and checked against them."""
 
-    def collect(self, design: Design, warn: Callable[[str], None] = print) -> int:
+    def collect(
+        self, design: Design, warn: Callable[[str], None] = print, state: State | None = None
+    ) -> State:
         """Compacts the design's finished runs into runs.parquet and one file per table.
 
         Only runs of the current design are included (in its order: configuration,
@@ -60,7 +62,11 @@ class Compaction(Runs):
         ones and renamed into place, the run table last, then compaction.json: a failure
         leaves the previous tables as they were. compaction.json keeps the tables' rows, sizes
         and sha256 and the digest of the runs compacted (:attr:`State.digest`), against which
-        :meth:`compaction_problem` checks them. Returns the number of runs.
+        :meth:`compaction_problem` checks them.
+
+        ``state``: the design's state as the caller has just taken it (no job writes any
+        more), not taken again here. Returns the store's state after the compaction: its done
+        runs are the runs compacted.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -68,7 +74,7 @@ class Compaction(Runs):
         from satsweep.store.rows import run_schema, table_schema
 
         tables = list(design.describe.tables)
-        state = self.state(design)
+        state = self.state(design) if state is None else state
         self.repair(state, warn)
         read = self._read_done(state, tables)
         if read is None:  # a file damaged that its size and time did not show: the runs
@@ -117,7 +123,7 @@ class Compaction(Runs):
                 "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             },
         )
-        return len(state.done)
+        return self.state(design) if state.damaged else state  # the damaged are quarantined
 
     def _read_done(self, state: State, tables: list[str]) -> dict[str, list[pa.Table]] | None:
         """Every done run's files of ``state`` (by suffix: ``.parquet``, ``.<table>.parquet``),

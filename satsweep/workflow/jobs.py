@@ -33,7 +33,7 @@ from typing import Any
 import satsweep
 from satsweep.design import Configuration, Design, Run, load_design
 from satsweep.engine import SimulationError
-from satsweep.store import Store, write_json
+from satsweep.store import State, Store, write_json
 from satsweep.workflow import schedule
 
 __all__ = [
@@ -298,20 +298,23 @@ def collect(sweep: str, compaction: str) -> int:
     _hold_jobs_lock(store)
     design = store.bind(load_design(sweep, max_runs=None))
     design = store.round(design)  # a precision campaign: the round `satsweep run` recorded
-    return 0 if compact(store, design, _say) else 1
+    return 0 if compact(store, design, _say) is not None else 1
 
 
-def compact(store: Store, design: Design, say: Callable[[str], None]) -> bool:
+def compact(
+    store: Store, design: Design, say: Callable[[str], None], state: State | None = None
+) -> State | None:
     """Compacts the design's finished runs into the store's tables, saying what it did (its
     warnings, then the runs compacted) or, last, why it could not (STORE_FAILURES[0]: a full
-    disk, the previous tables stay as they were). False when it could not."""
+    disk, the previous tables stay as they were). ``state``: as :meth:`Store.collect` takes
+    it. The store's state after it, None when it could not."""
     try:
-        n = store.collect(design, warn=say)
+        after = store.collect(design, warn=say, state=state)
     except OSError as e:
         say(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
-        return False
-    say(f"{n} of {design.n_runs} runs in {store.runs_table}")
-    return True
+        return None
+    say(f"{len(after.done)} of {design.n_runs} runs in {store.runs_table}")
+    return after
 
 
 def _manifest_replications(manifest: str, most: int) -> int:

@@ -552,8 +552,9 @@ def _run_once(
     final = store.state(design)
     stored = True
     if store.compaction_problem(final) is not None:  # Snakemake's onerror may have compacted
-        stored = compact(store, design, warn)
-        final = store.state(design)  # the compaction quarantines a run damaged since
+        after = compact(store, design, warn, final)  # Snakemake has ended: the state stands
+        stored = after is not None
+        final = store.state(design) if after is None else after  # quarantined: taken again
     if on_progress is not None:
         on_progress(len(final.done), design.n_runs)
     return SweepReport(
@@ -569,18 +570,21 @@ def _run_once(
     )
 
 
-def compact(store: Store, design: Design, warn: Callable[[str], None]) -> bool:
+def compact(
+    store: Store, design: Design, warn: Callable[[str], None], state: State | None = None
+) -> State | None:
     """Compacts the store's finished runs of ``design`` into its tables, in this process (a
     Snakemake job would start Python and the store's stack again). What it says goes to
     ``logs/collect.log``, as the ``collect`` job's would: a full disk is its last line, which
-    `run` and `status` show. False when it failed; the previous tables are then kept."""
+    `run` and `status` show. ``state``: as :meth:`Store.collect` takes it. The store's state
+    after it; None when it failed, the previous tables are then kept."""
     said: list[str] = []
-    stored = jobs.compact(store, design, said.append)
+    after = jobs.compact(store, design, said.append, state)
     for line in said[:-1]:  # its warnings (a run damaged since, quarantined)
         warn(line)
     with contextlib.suppress(OSError):  # the disk may be full: the summary says it still
         (store.logs / "collect.log").write_text("".join(f"{line}\n" for line in said))
-    return stored
+    return after
 
 
 def log_tail(path: Path, lines: int = 15) -> str:
