@@ -452,11 +452,44 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     data[len(data) // 2] ^= 0xFF
     row.write_bytes(bytes(data))
     os.utime(row, ns=(kept.st_atime_ns, kept.st_mtime_ns))
-    after = store.collect(design, warn=lambda line: None, state=state)
+    said = []
+    after = store.collect(design, warn=said.append, state=state)
     assert len(after.done) == 1 and not after.damaged and after.n_missing == 1
     assert table_rows(done) == 1
     assert list((done / "quarantine").glob(f"*/{one_run(done).name}/r1.parquet"))
     assert store.state(design).done == after.done
+    # the sweep's runs are over: not "it runs again", which is what the sweep's start says
+    assert len(said) == 1 and said[0].endswith(
+        "left out of the tables; the next sweep runs it again"
+    )
+
+
+def test_a_sweep_whose_compaction_quarantines_a_run_says_so_and_fails(toy, done, capsys):
+    """A run damaged so that only its sha256 tells (its size and time kept) is found by the
+    compaction at the end of the next sweep that has any work: the sweep says the run is left
+    out until the next sweep, counts it neither as done before nor now, and exits 1; the
+    sweep after it runs it again."""
+    import os
+
+    row = one_run(done) / "r1.parquet"
+    kept = row.stat()
+    data = bytearray(row.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    row.write_bytes(bytes(data))
+    os.utime(row, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    (done / "runs.parquet").unlink()  # work for the sweep: the tables to write again
+    results = str(done.parent)
+    capsys.readouterr()
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "1"]) == 1
+    out, err = capsys.readouterr()
+    said = " ".join((out + err).split())
+    assert "does not match its sha256" in said and "the next sweep runs it again" in said
+    assert "toy: 1/2 runs done (0 now, 1 before), 0 failed, 1 not run;" in said
+    assert "on 1 core" in said and "on 1 cores" not in said
+    assert cli.main(["run", str(toy), "--results", results, "--cores", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "toy: 2/2 runs done (1 now, 1 before)" in " ".join((out + err).split())
+    assert table_rows(done) == 2
 
 
 def test_one_damaged_study_does_not_hide_the_others(results, capsys):

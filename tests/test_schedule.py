@@ -165,3 +165,24 @@ def test_snakemake_lists_the_environments_modules_once_per_sys_path(monkeypatch)
     monkeypatch.setattr(sys, "path", [*sys.path, "elsewhere"])
     assert list(listing()) == ["4:"] and list(listing()) == ["4:"]
     assert calls == [(None, ""), (["somewhere"], ""), (None, "p."), (None, "")]
+
+
+@pytest.mark.parametrize("argv", [[], ["--report", "report.html"], ["--reporte", "html"]])
+def test_snakemake_imports_its_html_report_only_when_asked_for_one(argv):
+    """Snakemake's built-in HTML report (docutils and more) is registered, and imported, when
+    the command line asks for a report, abbreviated or not; else it is left out."""
+    probe = (
+        "import sys\n"
+        "from satsweep.workflow.snakemake_cli import _report_only_when_asked\n"
+        f"_report_only_when_asked({argv!r})\n"
+        "from snakemake.cli import get_argument_parser\n"
+        f"args = get_argument_parser().parse_args([*{argv!r}, '--cores', '1'])\n"
+        "from snakemake_interface_report_plugins.registry import ReportPluginRegistry\n"
+        "print('snakemake.report' in sys.modules, ReportPluginRegistry().get_registered_plugins())\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split(maxsplit=1)
+    asked = bool(argv)
+    assert said[0] == str(asked)
+    assert ("'html'" in said[1]) == asked

@@ -1,7 +1,5 @@
 """``python -m satsweep.cli``: the `satsweep` command."""
 
-import sys
+from satsweep.cli import command
 
-from satsweep.cli import main
-
-sys.exit(main())
+command()

@@ -275,7 +275,7 @@ def _run(args: argparse.Namespace) -> int:
             error("run", "interrupted: Snakemake stopped; finished runs are kept")
             return 130
     state = report.state
-    where = f"on {args.cores} cores"
+    where = f"on {_cores(args.cores)}"
     if execution.remote:
         where = f"through --executor {args.executor} ({args.jobs or args.cores} slots)"
     console.print(
@@ -317,6 +317,10 @@ def _run(args: argparse.Namespace) -> int:
         tables = ", ".join(f"{name}.parquet" for name in report.store.tables())
         console.print(f"store: {report.store.root}/ {tables}", highlight=False)
     return 0 if report.ok else 1
+
+
+def _cores(n: int) -> str:
+    return f"{n} core" if n == 1 else f"{n} cores"
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -374,13 +378,13 @@ def _plan(args: argparse.Namespace) -> int:
         )
     elif estimate is None:
         console.print(
-            f"estimated cost: {_duration(hinted)} on {args.cores} cores (the program's cost "
+            f"estimated cost: {_duration(hinted)} on {_cores(args.cores)} (the program's cost "
             "hint; no finished run to measure yet)"
         )
     else:
         seconds, basis = estimate
         console.print(
-            f"estimated cost: {_duration(seconds)} on {args.cores} cores "
+            f"estimated cost: {_duration(seconds)} on {_cores(args.cores)} "
             f"(mean of {basis} finished runs)"
         )
     if design.precision is not None:
@@ -388,7 +392,7 @@ def _plan(args: argparse.Namespace) -> int:
         most = design.n_configurations * design.precision.max
         cost = hinted if estimate is None else estimate[0]
         more = (
-            f", up to {_duration(cost / todo * (most - len(state.done)))} more on {args.cores} cores"
+            f", up to {_duration(cost / todo * (most - len(state.done)))} more on {_cores(args.cores)}"
             if cost and todo
             else ""
         )

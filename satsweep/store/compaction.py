@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+#: What becomes of a run the compaction quarantines: the sweep's runs are over by then.
+AFTER_THE_RUNS = "left out of the tables; the next sweep runs it again"
+
+
 def _footer_rows(path: Path) -> tuple[str | None, int]:
     """(None, the rows its Parquet footer gives) for a table, or (what is wrong, 0)."""
     import pyarrow as pa
@@ -75,11 +79,11 @@ class Compaction(Runs):
 
         tables = list(design.describe.tables)
         state = self.state(design) if state is None else state
-        self.repair(state, warn)
+        self.repair(state, warn, AFTER_THE_RUNS)
         read = self._read_done(state, tables)
         if read is None:  # a file damaged that its size and time did not show: the runs
             state = self.state(design, deep=True)  # verified again, deeply, and quarantined
-            self.repair(state, warn)
+            self.repair(state, warn, AFTER_THE_RUNS)
             read = self._read_done(state, tables)
             if read is None:
                 raise StoreError(f"the runs in {self.root} changed during their compaction")

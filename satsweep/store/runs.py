@@ -271,10 +271,13 @@ class Runs(Layout):
         for manifest in self.run_dir(config_id).glob("complete-*.json"):
             manifest.unlink(missing_ok=True)
 
-    def repair(self, state: State, warn: Callable[[str], None]) -> None:
-        """Before a sweep: quarantines the damaged runs (a warning naming their files), gives
-        runs made before records a record, and invalidates the manifests of configurations
-        whose runs are not all done, so that Snakemake runs their jobs again."""
+    def repair(
+        self, state: State, warn: Callable[[str], None], then: str = "it runs again"
+    ) -> None:
+        """Before a sweep: quarantines the damaged runs (a warning naming their files and
+        ``then``, what becomes of the run), gives runs made before records a record, and
+        invalidates the manifests of configurations whose runs are not all done, so that
+        Snakemake runs their jobs again."""
         tables = list(state.design.describe.tables)
         for run, problem in state.damaged:
             moved = self.quarantine(run)
@@ -282,7 +285,7 @@ class Runs(Layout):
             names = ", ".join(p.name for p in moved) or "no file"
             warn(
                 f"{run.config_id}/r{run.replication} is damaged ({problem}): moved {names} to "
-                f"{where}; it runs again"
+                f"{where}; {then}"
             )
         for run in state.unrecorded:
             self.write_record(run, tables)

@@ -557,12 +557,15 @@ def _run_once(
         final = store.state(design) if after is None else after  # quarantined: taken again
     if on_progress is not None:
         on_progress(len(final.done), design.n_runs)
+    # a run done before may have been quarantined since (a damage only its sha256 showed)
+    kept = {(r.config_id, r.replication) for r in before.done}
+    done_now = sum((r.config_id, r.replication) not in kept for r in final.done)
     return SweepReport(
         design=design,
         store=store,
         returncode=proc.returncode,
-        done_before=done_before,
-        done_now=len(final.done) - done_before,
+        done_before=len(final.done) - done_now,
+        done_now=done_now,
         state=final,
         wall_seconds=time.perf_counter() - start,
         log=log,

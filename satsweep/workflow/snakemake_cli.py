@@ -44,8 +44,20 @@ def _list_once(
     return iter_modules_once
 
 
+def _report_only_when_asked(argv: list[str]) -> None:
+    """Leaves Snakemake's built-in HTML report plug-in out of its report registry unless
+    ``argv`` asks for a report; installed report plug-ins are still registered."""
+    if any(arg.startswith("--rep") for arg in argv):
+        return
+    from snakemake_interface_report_plugins.registry import ReportPluginRegistry
+
+    # the registry's own collection adds the built-in one after its base class's
+    ReportPluginRegistry.collect_plugins = ReportPluginRegistry.__mro__[1].collect_plugins
+
+
 def main() -> None:
     pkgutil.iter_modules = _list_once(pkgutil.iter_modules)
+    _report_only_when_asked(sys.argv[1:])
     from snakemake.cli import main as snakemake
 
     try:
