@@ -423,3 +423,30 @@ def test_the_bash_completion_completes_commands_options_and_choices(tmp_path, ca
     assert complete("satsweep", "ver") == ["verify"]
     assert complete("satsweep", "status", "--res") == ["--results"]
     assert complete("satsweep", "completion", "") == ["bash", "zsh", "tcsh"]
+
+
+def test_the_command_ends_with_its_exit_code_and_everything_it_printed(tmp_path):
+    """The `satsweep` program ends without Python's teardown: its exit code is main's, and a
+    pipe gets the whole of its output (a plan of 1000 runs, beyond the stream's buffer)."""
+    design = tmp_path / "wide.yaml"
+    design.write_text(
+        TOY.format(program=MM1).replace("[0.3, 0.6]", str([k / 1001 for k in range(1, 1001)]))
+    )
+    results = str(tmp_path / "results")
+    planned = subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "plan", str(design), "--results", results],
+        capture_output=True,
+        text=True,
+    )
+    assert planned.returncode == 0, planned.stderr
+    assert len(planned.stdout) > 1 << 14
+    rows = [line for line in planned.stdout.splitlines() if line.startswith("│ ")]
+    assert len(rows) == 1000 and rows[-1].startswith("│ 1000 ")
+    assert "estimated cost:" in planned.stdout.split(rows[-1])[1]  # said after the table
+    status = subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "status", str(design), "--results", results],
+        capture_output=True,
+        text=True,
+    )
+    assert status.returncode == 3  # runs missing
+    assert "0 done" in status.stdout and "1000 missing" in status.stdout
