@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from satsweep.workflow.jobs import proc_stat
 from tests.support.processes import processes
 from tests.support.sweeps import MM1, on_a_full_disk, sweep_file
 
@@ -76,6 +77,13 @@ def start_run(design: Path, results: Path, background: bool = False) -> subproce
              str(results), "--cores", "2"],
             stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, preexec_fn=ignore,
         )  # fmt: skip
+
+
+def parent_of(call: Path) -> int | None:
+    """The parent's pid of the program that left ``call`` (``calls/<run>.<pid>``), while it
+    runs."""
+    fields = proc_stat(call.name.split(".")[1])
+    return None if fields is None else int(fields[1])
 
 
 def processes_under(folder: Path) -> dict[int, str]:
@@ -148,14 +156,18 @@ def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_ru
     tmp_path, leftovers
 ):
     """The OOM killer or a lost login takes satsweep alone: its Snakemake, then its jobs, still
-    hold the store, so a new run is refused (naming them) until they end; every run once."""
+    hold the store, so a new run is refused (naming them) until they end. The run of its head
+    start (jobs.HeadStart) dies with it and is made again; every other run once."""
     program = write_program(tmp_path, "gated.py", GATED)
     design = tmp_path / "toy.yaml"
     design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
     results = tmp_path / "results"
     calls = tmp_path / "calls"
     first = start_run(design, results)
-    wait_until(lambda: len(list(calls.glob("*"))) == 2, "two programs run")
+    # the first configuration by satsweep itself while Snakemake starts, the next by each worker
+    wait_until(lambda: len(list(calls.glob("*"))) == 3, "three programs run")
+    own = [p.name.split(".")[0] for p in calls.iterdir() if parent_of(p) == first.pid]
+    assert len(own) == 1, own
     first.kill()  # SIGKILL to satsweep alone
     first.wait(timeout=30)
     args = ["run", str(design), "--results", str(results), "--cores", "2"]
@@ -181,7 +193,8 @@ def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_ru
     assert last.returncode == 0, last.stderr
     assert "toy: 4/4 runs done (2 now, 2 before)" in last.stderr
     invocations = collections.Counter(p.name.split(".")[0] for p in calls.iterdir())
-    assert len(invocations) == 4 and set(invocations.values()) == {1}  # every run exactly once
+    assert len(invocations) == 4 and invocations.pop(own[0]) == 2  # killed, then made again
+    assert set(invocations.values()) == {1}  # every other run exactly once
 
 
 @pytest.mark.slow
@@ -193,7 +206,8 @@ def test_sigterm_to_a_background_run_says_stopped_only_when_nothing_of_it_runs(t
     design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
     results = tmp_path / "results"
     proc = start_run(design, results, background=True)
-    wait_until(lambda: len(list((tmp_path / "calls").glob("*"))) == 2, "two programs run")
+    # satsweep's head start and the two workers
+    wait_until(lambda: len(list((tmp_path / "calls").glob("*"))) == 3, "three programs run")
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=120)  # the gate stays shut: the programs would wait forever
     err = Path(f"{results}.err").read_text()

@@ -16,8 +16,12 @@ from satsweep import cli
 from satsweep.design import load_design
 from satsweep.store import Store
 from satsweep.workflow import run as sweep
-from satsweep.workflow import schedule
+from satsweep.workflow import jobs, schedule
 from tests.support import REPO
+from tests.support.sweeps import NORMAL
+
+#: A program without a cost hint.
+EFFECTS = REPO / "tests" / "programs" / "effects.py"
 
 # every test plans or runs a design of satnet
 pytestmark = pytest.mark.programs
@@ -186,3 +190,127 @@ def test_snakemake_imports_its_html_report_only_when_asked_for_one(argv):
     asked = bool(argv)
     assert said[0] == str(asked)
     assert ("'html'" in said[1]) == asked
+
+
+def normal_design(folder: Path, replications: int, delay: float, program: Path = NORMAL) -> Path:
+    """normal.py's 6 configurations (a: lo, hi x b: 1, 2, 3), each ``replications`` runs of
+    ``delay`` seconds (its cost hint: the delay)."""
+    path = folder / "head.yaml"
+    path.write_text(
+        f"study: head\nprogram: {program}\nfactors:\n  a: [lo, hi]\n  b: [1, 2, 3]\n"
+        f"fixed:\n  delay: {delay}\nreplications: {replications}\nbase_seed: 7\n"
+    )
+    return path
+
+
+def made_by(logs: Path) -> dict[str, list[str]]:
+    """The runs each job's log says it stored: {log name: [config_id/r<k>, ...]}."""
+    return {
+        log.name: [line.split(":")[0] for line in log.read_text().splitlines() if jobs.DONE in line]
+        for log in sorted(logs.glob("*.log"))
+        if log.name == jobs.HEAD_START_LOG or log.name.startswith("worker-")
+    }
+
+
+@pytest.mark.slow
+def test_satsweep_run_runs_configurations_itself_until_snakemakes_workers_start(tmp_path):
+    """While Snakemake starts, `satsweep run` takes the first configurations of the pass's
+    queue itself (logs/head-start.log) and the workers the rest: every run is made once, and
+    no configuration is shared."""
+    design = normal_design(tmp_path, replications=8, delay=0.05)  # 0.4 s a configuration
+    report = sweep.run(design, cores=2, results=tmp_path / "results")
+    assert report.ok and report.done_now == 48
+    made = made_by(report.store.logs)
+    everything = [run for runs in made.values() for run in runs]
+    assert sorted(everything) == sorted(
+        f"{r.config_id}/r{r.replication}" for r in report.design.runs()
+    )
+    assert made[jobs.HEAD_START_LOG]  # Snakemake takes longer to start than one configuration
+    ahead = {run.split("/")[0] for run in made[jobs.HEAD_START_LOG]}
+    order = [c.config_id for c in schedule.ranked(report.design)]
+    assert ahead == set(order[: len(ahead)])  # the head of the queue
+    for log, runs in made.items():
+        if log != jobs.HEAD_START_LOG:
+            assert not ahead & {run.split("/")[0] for run in runs}, log
+
+
+def test_the_head_start_takes_nothing_once_a_worker_has_taken_a_configuration(tmp_path):
+    """The head start takes a configuration only while the queue's count is its own: after
+    a worker's first take it stops for good, with no run of the worker's made."""
+    design = load_design(normal_design(tmp_path, replications=1, delay=0.0))
+    store = Store.of(design, tmp_path / "results")
+    design = store.bind(design)
+    store.record(design)
+    head = jobs.HeadStart.of_pass(design, store, "0a1b2c", cores=2, keep_going=False)
+    assert head is not None and head.step()
+    with jobs._Queue(store.worker_file("0a1b2c", 1).parent / "next") as worker:
+        assert worker.take() == 1
+    assert not head.step() and not head.step()
+    first = schedule.ranked(design)[0]
+    assert [run.config_id for run in store.state(design).done] == [first.config_id]
+    assert made_by(store.logs)[jobs.HEAD_START_LOG] == [f"{first.config_id}/r1"]
+
+
+#: A program whose every run fails at once, by its cost hint a short one.
+FAILING = f"""\
+#!{sys.executable}
+import json, sys
+if sys.argv[1:] == ["--describe"]:
+    print(json.dumps({{
+        "name": "failing", "version": "1",
+        "parameters": [{{"name": "x", "type": "int", "default": 0, "help": "h"}}],
+        "summary": [{{"name": "y", "type": "float", "help": "h"}}],
+        "cost": {{"per": [], "seconds": 0.01}},
+    }}))
+    sys.exit(0)
+sys.exit("failing on purpose")
+"""
+
+
+def test_the_head_start_stops_the_pass_at_a_failure_unless_keep_going(tmp_path):
+    """A failed run in the head start stops the pass as a worker's does (its stop file):
+    the workers take nothing; with keep_going the head start goes on."""
+    program = tmp_path / "failing.py"
+    program.write_text(FAILING)
+    program.chmod(0o755)
+    path = tmp_path / "failing.yaml"
+    path.write_text(
+        f"study: failing\nprogram: {program}\nfactors:\n  x: [1, 2, 3]\nreplications: 1\n"
+    )
+    design = load_design(path)
+    store = Store.of(design, tmp_path / "results")
+    design = store.bind(design)
+    store.record(design)
+    head = jobs.HeadStart.of_pass(design, store, "0a1b2c", cores=2, keep_going=False)
+    assert head is not None and head.step() and not head.step()
+    assert (store.worker_file("0a1b2c", 1).parent / "stop").exists()
+    assert len(store.state(design).failed) == 1
+    going = jobs.HeadStart.of_pass(design, store, "3d4e5f", cores=2, keep_going=True)
+    assert going is not None and all(going.step() for _ in range(3))  # each configuration
+    assert not going.step()  # the queue is empty
+    assert len(store.state(design).failed) == 3
+
+
+@pytest.mark.parametrize(
+    ("cores", "replications", "delay", "program", "gets"),
+    [
+        (2, 3, 0.1, NORMAL, True),  # 0.3 s a configuration
+        (1, 3, 0.1, NORMAL, False),  # no core left beside Snakemake's
+        (2, 3, 0.5, NORMAL, False),  # 1.5 s: it would run beside the workers that long
+        (2, 1, 0.0, EFFECTS, False),  # no cost hint: its runs' length is unknown
+    ],
+)
+def test_a_head_start_only_on_two_cores_or_more_for_short_known_configurations(
+    tmp_path, cores, replications, delay, program, gets
+):
+    if program is EFFECTS:
+        path = tmp_path / "effects.yaml"
+        path.write_text(f"study: fx\nprogram: {EFFECTS}\nfactors:\n  a: [-1, 1]\nreplications: 1\n")
+    else:
+        path = normal_design(tmp_path, replications, delay)
+    design = load_design(path)
+    store = Store.of(design, tmp_path / "results")
+    head = jobs.HeadStart.of_pass(design, store, "0a1b2c", cores=cores, keep_going=False)
+    assert (head is not None) == gets
+    if head is not None:
+        head.close()

@@ -10,7 +10,9 @@ configuration and runs the same under any Snakemake executor with a shared file 
 Locally a sweep is one `work` job per core rather than one job per configuration: each worker
 takes the next configuration from a queue that the workers of a pass share (a counter under a
 file lock, over the configurations longest first), so a run costs no Python start and no
-Snakemake job, and the cores stay busy until the queue is empty.
+Snakemake job, and the cores stay busy until the queue is empty. While Snakemake starts, before
+any worker has taken a configuration, `satsweep run` may take short ones from the same queue
+itself (:class:`HeadStart`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from satsweep.workflow import schedule
 
 __all__ = [
     "DONE",
+    "HEAD_START_MAX_SECONDS",
+    "HeadStart",
     "JOBS_LOCK",
     "compact",
     "proc_stat",
@@ -272,23 +276,115 @@ class _Queue:
     exclusive lock, so every configuration goes to exactly one worker of the pass."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
 
     def __enter__(self) -> _Queue:
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
         os.close(self.fd)
 
-    def take(self) -> int:
+    def take(self, only_after: int | None = None) -> int | None:
+        """The next index, counted as taken; with ``only_after``, only if exactly that many
+        were taken before (else None: another taker has come)."""
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         try:
             taken = int(os.pread(self.fd, 32, 0) or b"0")
+            if only_after is not None and taken != only_after:
+                return None
             os.pwrite(self.fd, f"{taken + 1:<20d}".encode(), 0)  # fixed width: no truncation
             return taken
         finally:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
+#: The longest configuration (estimated seconds by the program's cost hint, all its
+#: replications) that :class:`HeadStart` runs: its last one may still run when the workers
+#: have started, one process beyond ``--cores`` for at most about this long.
+HEAD_START_MAX_SECONDS = 1.0
+
+#: The log of :class:`HeadStart`, beside the workers' (``logs/worker-<k>.log``).
+HEAD_START_LOG = "head-start.log"
+
+
+class HeadStart:
+    """`satsweep run`'s own process as a worker of its pass until Snakemake's workers start.
+
+    Snakemake and its workers take seconds to start (imports, the DAG, a Python each), with
+    every core but Snakemake's idle. Meanwhile `satsweep run`, which has the design and the
+    store loaded, takes configurations from the pass's queue as a worker does, one per
+    :meth:`step`, and stops for good at the first one a worker has taken before it (the
+    queue's count is then no longer its own), after a failed run (which stops the pass, as a
+    worker's does, unless ``keep_going``), or when the queue is empty. Its log,
+    ``logs/head-start.log``, says what a worker's says.
+
+    Only locally, on two cores or more, and for a program with a cost hint whose longest
+    configuration is estimated at HEAD_START_MAX_SECONDS or less (:meth:`of_pass`): one with
+    long runs, or runs of unknown length, would run beside the workers for as long.
+    """
+
+    def __init__(
+        self,
+        design: Design,
+        store: Store,
+        pass_id: str,
+        keep_going: bool,
+        order: list[Configuration],
+    ) -> None:
+        self.design = design
+        self.store = store
+        self.order = order  # schedule.ranked(design): the workers' order
+        self.keep_going = keep_going
+        folder = store.worker_file(pass_id, 0).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stop = folder / "stop"
+        self.claims = _Queue(folder / "next")
+        store.logs.mkdir(parents=True, exist_ok=True)
+        self.log = open(store.logs / HEAD_START_LOG, "a", buffering=1)  # noqa: SIM115
+        self.taken = 0
+        _pyarrow_without_pandas()
+
+    @classmethod
+    def of_pass(
+        cls, design: Design, store: Store, pass_id: str, cores: int, keep_going: bool
+    ) -> HeadStart | None:
+        """The head start of a local pass over ``design`` on ``cores`` cores, None when it
+        gets none."""
+        if cores < 2 or design.describe.cost is None:
+            return None
+        order = schedule.ranked(design)
+        if not order or schedule.configuration_seconds(design, order[0]) > HEAD_START_MAX_SECONDS:
+            return None
+        return cls(design, store, pass_id, keep_going, order)
+
+    def step(self) -> bool:
+        """Runs the next configuration if no worker has taken one yet; False, and closed,
+        once it takes no more."""
+        if self.log.closed:
+            return False
+        if self.keep_going or not self.stop.exists():
+            index = self.claims.take(only_after=self.taken)
+            if index is not None and index < len(self.order):
+                self.taken += 1
+                failed = run_configuration(
+                    self.design, self.order[index], self.store, self._say, False
+                )
+                if failed and not self.keep_going:
+                    self.stop.touch()
+                return True
+        self.close()
+        return False
+
+    def close(self) -> None:
+        if not self.log.closed:
+            self.claims.close()
+            self.log.close()
+
+    def _say(self, message: str) -> None:
+        self.log.write(f"{message}\n")
 
 
 def collect(sweep: str, compaction: str) -> int:

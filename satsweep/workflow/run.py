@@ -535,19 +535,28 @@ def _run_once(
         )
         loading = _load_in_background(COMPACTION_MODULES)
         finished = _Finished(store)
+        head = None
         try:
+            if not execution.remote:
+                head = jobs.HeadStart.of_pass(design, store, str(config["pass"]), cores, keep_going)
             while proc.poll() is None:
-                wait = poll_seconds
+                working = head is not None and head.step()
                 if on_progress is not None:
                     counted = time.perf_counter()
                     on_progress(done_before + finished.count(), design.n_runs)
                     # at most a fiftieth of a core, taken from the runs
-                    wait = max(wait, PROGRESS_SHARE * (time.perf_counter() - counted))
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=wait)  # returns as soon as Snakemake ends
+                    wait = max(poll_seconds, PROGRESS_SHARE * (time.perf_counter() - counted))
+                else:
+                    wait = poll_seconds
+                if not working:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=wait)  # returns as soon as Snakemake ends
         except BaseException:
             _stop(proc, store.root, warn)
             raise
+        finally:
+            if head is not None:
+                head.close()
     loading.join()  # not left importing while the interpreter exits
     final = store.state(design)
     stored = True
@@ -625,8 +634,11 @@ class _Finished:
 
 
 def _job_logs(store: Store) -> list[Path]:
-    """The logs of the last pass's jobs: the local workers' and the remote groups'."""
+    """The logs of the last pass's jobs: the local workers' (and the head start's) and the
+    remote groups'."""
+    head_start = store.logs / jobs.HEAD_START_LOG
     return [
+        *([head_start] if head_start.is_file() else []),
         *sorted(store.logs.glob("worker-*.log")),
         *sorted(store.logs.glob(f"{schedule.GROUP_PREFIX}*.log")),
     ]

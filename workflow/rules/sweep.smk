@@ -5,7 +5,8 @@
 # The groups, and their priorities (the longest configurations first), are
 # satsweep/workflow/schedule.py's.
 # Locally, one `work` job per core instead: the workers take the configurations from a queue
-# they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py).
+# they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py);
+# while Snakemake starts, `satsweep run` may take the first short ones itself (jobs.HeadStart).
 # `collect` compacts every finished run into runs.parquet and one file per table of the
 # program; its declared output is only compaction.json, written last, so that Snakemake, which
 # deletes the outputs of a failed job, never deletes the tables (satsweep/store). Jobs are
