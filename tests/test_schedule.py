@@ -314,3 +314,39 @@ def test_a_head_start_only_on_two_cores_or_more_for_short_known_configurations(
     assert (head is not None) == gets
     if head is not None:
         head.close()
+
+
+#: A program whose summary is the working directory it ran in; by its cost hint a short one.
+WHERE = f"""\
+#!{sys.executable}
+import json, os, sys
+if sys.argv[1:] == ["--describe"]:
+    print(json.dumps({{
+        "name": "where", "version": "1",
+        "parameters": [{{"name": "x", "type": "int", "default": 0, "help": "h"}}],
+        "summary": [{{"name": "cwd", "type": "string", "help": "h"}}],
+        "cost": {{"per": [], "seconds": 0.01}},
+    }}))
+    sys.exit(0)
+out = next(a for a in sys.argv[1:] if a.startswith("--out="))[len("--out="):]
+json.dump({{"params": {{}}, "summary": {{"cwd": os.getcwd()}}}}, open(out, "w"))
+"""
+
+
+def test_every_run_works_in_the_store_whoever_runs_it(tmp_path, monkeypatch):
+    """The head start runs its programs where the workers run theirs, in the study's store,
+    not in the working directory `satsweep run` was started from."""
+    program = tmp_path / "where.py"
+    program.write_text(WHERE)
+    program.chmod(0o755)
+    path = tmp_path / "where.yaml"
+    path.write_text(
+        f"study: where\nprogram: {program}\nfactors:\n  x: [1, 2, 3, 4]\nreplications: 2\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    report = sweep.run(path, cores=2, results=tmp_path / "results")
+    assert report.ok and made_by(report.store.logs)[jobs.HEAD_START_LOG]
+    places = duckdb.execute(
+        "SELECT DISTINCT cwd FROM read_parquet(?)", [str(report.store.runs_table)]
+    ).fetchall()
+    assert places == [(str(report.store.root),)]

@@ -264,19 +264,21 @@ class Program:
         run: int | str,
         out: Path | None = None,
         timeout: float | None = None,
+        cwd: Path | None = None,
     ) -> dict[str, Any]:
         """Runs one simulation and returns its result, checked against the description.
 
         The program writes the result to ``out`` when given, else to a temporary file that is
-        removed afterwards. Raises SimulationError when it fails or breaks the contract, or
-        runs longer than ``timeout`` seconds (its process group is then killed).
+        removed afterwards; it works in ``cwd`` (default: this process's working directory).
+        Raises SimulationError when it fails or breaks the contract, or runs longer than
+        ``timeout`` seconds (its process group is then killed).
         """
         # a temporary folder only without ``out``: a sweep's runs each have their file
         scratch = tempfile.TemporaryDirectory(prefix="satsweep-") if out is None else None
         with scratch or contextlib.nullcontext():
             target = Path(scratch.name) / "result.json" if scratch else Path(out)  # type: ignore[arg-type]
             try:
-                proc = _run_group(self.command(params, run, target), timeout)
+                proc = _run_group(self.command(params, run, target), timeout, cwd)
             except OSError as e:
                 raise SimulationError(f"cannot start {self.path}: {e.strerror or e}", None) from e
             except subprocess.TimeoutExpired as e:
@@ -360,7 +362,9 @@ def _dies_with_job() -> tuple[str, ...]:
     return prefix if proc.returncode == 0 else ()
 
 
-def _run_group(command: list[str], timeout: float | None) -> subprocess.CompletedProcess[str]:
+def _run_group(
+    command: list[str], timeout: float | None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``subprocess.run(command, capture_output=True, text=True, timeout=timeout)``, but the
     program runs in a process group of its own that is killed whole (SIGKILL) on timeout or
     when this process is interrupted: subprocess.run would kill the program alone, and its
@@ -370,6 +374,7 @@ def _run_group(command: list[str], timeout: float | None) -> subprocess.Complete
     prefix = _dies_with_job()
     proc = subprocess.Popen(
         [*prefix, *command],
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         process_group=0,

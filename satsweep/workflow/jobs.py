@@ -107,7 +107,10 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
     started_at = dt.datetime.now(dt.UTC).replace(tzinfo=None)  # naive UTC: no pytz needed
     start = time.perf_counter()
     try:
-        result = program.run(run.params, run.run, out, timeout=design.resources.timeout_s)
+        # in the store, wherever the process is (a job's is the store, `satsweep run`'s not)
+        result = program.run(
+            run.params, run.run, out, timeout=design.resources.timeout_s, cwd=store.root
+        )
         elapsed = time.perf_counter() - start
         facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
         store.write_run(design, run, result, facts)
