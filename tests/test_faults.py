@@ -335,6 +335,16 @@ def one_run(store: Path) -> Path:
     return sorted((store / "runs").iterdir())[0]
 
 
+def damage_keeping_size_and_time(path: Path) -> None:
+    """One byte in the middle of ``path`` changed, its size and modification time kept: only
+    its sha256 tells."""
+    kept = path.stat()
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "said"),
@@ -437,8 +447,6 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     """`satsweep run` hands the compaction the state it has just taken. A run whose row is
     changed after it, its size and time kept (so only its sha256 tells), is not compacted: it
     is quarantined, and the state returned, which the sweep's report shows, has it missing."""
-    import os
-
     from satsweep.design import load_design
     from satsweep.store import Store
 
@@ -446,12 +454,7 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     design = store.bind(load_design(toy))
     state = store.state(design)
     assert len(state.done) == 2 and not state.damaged
-    row = one_run(done) / "r1.parquet"
-    kept = row.stat()
-    data = bytearray(row.read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    row.write_bytes(bytes(data))
-    os.utime(row, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
     said = []
     after = store.collect(design, warn=said.append, state=state)
     assert len(after.done) == 1 and not after.damaged and after.n_missing == 1
@@ -469,14 +472,7 @@ def test_a_sweep_whose_compaction_quarantines_a_run_says_so_and_fails(toy, done,
     compaction at the end of the next sweep that has any work: the sweep says the run is left
     out until the next sweep, counts it neither as done before nor now, and exits 1; the
     sweep after it runs it again."""
-    import os
-
-    row = one_run(done) / "r1.parquet"
-    kept = row.stat()
-    data = bytearray(row.read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    row.write_bytes(bytes(data))
-    os.utime(row, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
     (done / "runs.parquet").unlink()  # work for the sweep: the tables to write again
     results = str(done.parent)
     capsys.readouterr()

@@ -251,44 +251,47 @@ def test_the_head_start_takes_nothing_once_a_worker_has_taken_a_configuration(tm
     assert made_by(store.logs)[jobs.HEAD_START_LOG] == [f"{first.config_id}/r1"]
 
 
-#: A program whose every run fails at once, by its cost hint a short one.
-FAILING = f"""\
-#!{sys.executable}
-import json, sys
-if sys.argv[1:] == ["--describe"]:
-    print(json.dumps({{
-        "name": "failing", "version": "1",
-        "parameters": [{{"name": "x", "type": "int", "default": 0, "help": "h"}}],
-        "summary": [{{"name": "y", "type": "float", "help": "h"}}],
-        "cost": {{"per": [], "seconds": 0.01}},
-    }}))
-    sys.exit(0)
-sys.exit("failing on purpose")
-"""
+def short_program(folder: Path, name: str, summary: str, run: str) -> Path:
+    """A program ``name`` under the contract, of one int parameter x and a string summary
+    field ``summary``, whose runs do the Python ``run`` (``out``: the result's path), by its
+    cost hint 0.01 s each; and a design ``<name>.yaml`` of it beside it (x = 1..4, r = 2),
+    which is returned."""
+    program = folder / f"{name}.py"
+    program.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        'if sys.argv[1:] == ["--describe"]:\n'
+        "    print(json.dumps({"
+        f'"name": "{name}", "version": "1", '
+        '"parameters": [{"name": "x", "type": "int", "default": 0, "help": "h"}], '
+        f'"summary": [{{"name": "{summary}", "type": "string", "help": "h"}}], '
+        '"cost": {"per": [], "seconds": 0.01}}))\n'
+        "    sys.exit(0)\n"
+        'out = next(a for a in sys.argv[1:] if a.startswith("--out="))[len("--out="):]\n'
+        f"{run}\n"
+    )
+    program.chmod(0o755)
+    design = folder / f"{name}.yaml"
+    design.write_text(
+        f"study: {name}\nprogram: {program}\nfactors:\n  x: [1, 2, 3, 4]\nreplications: 2\n"
+    )
+    return design
 
 
 def test_the_head_start_stops_the_pass_at_a_failure_unless_keep_going(tmp_path):
     """A failed run in the head start stops the pass as a worker's does (its stop file):
     the workers take nothing; with keep_going the head start goes on."""
-    program = tmp_path / "failing.py"
-    program.write_text(FAILING)
-    program.chmod(0o755)
-    path = tmp_path / "failing.yaml"
-    path.write_text(
-        f"study: failing\nprogram: {program}\nfactors:\n  x: [1, 2, 3]\nreplications: 1\n"
-    )
-    design = load_design(path)
+    design = load_design(short_program(tmp_path, "failing", "y", 'sys.exit("on purpose")'))
     store = Store.of(design, tmp_path / "results")
     design = store.bind(design)
     store.record(design)
     head = jobs.HeadStart.of_pass(design, store, "0a1b2c", cores=2, keep_going=False)
     assert head is not None and head.step() and not head.step()
     assert (store.worker_file("0a1b2c", 1).parent / "stop").exists()
-    assert len(store.state(design).failed) == 1
+    assert len(store.state(design).failed) == 2  # the configuration's two replications
     going = jobs.HeadStart.of_pass(design, store, "3d4e5f", cores=2, keep_going=True)
-    assert going is not None and all(going.step() for _ in range(3))  # each configuration
+    assert going is not None and all(going.step() for _ in range(4))  # each configuration
     assert not going.step()  # the queue is empty
-    assert len(store.state(design).failed) == 3
+    assert len(store.state(design).failed) == 8
 
 
 @pytest.mark.parametrize(
@@ -316,32 +319,14 @@ def test_a_head_start_only_on_two_cores_or_more_for_short_known_configurations(
         head.close()
 
 
-#: A program whose summary is the working directory it ran in; by its cost hint a short one.
-WHERE = f"""\
-#!{sys.executable}
-import json, os, sys
-if sys.argv[1:] == ["--describe"]:
-    print(json.dumps({{
-        "name": "where", "version": "1",
-        "parameters": [{{"name": "x", "type": "int", "default": 0, "help": "h"}}],
-        "summary": [{{"name": "cwd", "type": "string", "help": "h"}}],
-        "cost": {{"per": [], "seconds": 0.01}},
-    }}))
-    sys.exit(0)
-out = next(a for a in sys.argv[1:] if a.startswith("--out="))[len("--out="):]
-json.dump({{"params": {{}}, "summary": {{"cwd": os.getcwd()}}}}, open(out, "w"))
-"""
-
-
 def test_every_run_works_in_the_store_whoever_runs_it(tmp_path, monkeypatch):
     """The head start runs its programs where the workers run theirs, in the study's store,
     not in the working directory `satsweep run` was started from."""
-    program = tmp_path / "where.py"
-    program.write_text(WHERE)
-    program.chmod(0o755)
-    path = tmp_path / "where.yaml"
-    path.write_text(
-        f"study: where\nprogram: {program}\nfactors:\n  x: [1, 2, 3, 4]\nreplications: 2\n"
+    path = short_program(
+        tmp_path,
+        "where",
+        "cwd",
+        'json.dump({"params": {}, "summary": {"cwd": os.getcwd()}}, open(out, "w"))',
     )
     monkeypatch.chdir(tmp_path)
     report = sweep.run(path, cores=2, results=tmp_path / "results")
