@@ -233,19 +233,38 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
             if not parent.alive():
                 _say(f"Snakemake (pid {snakemake}) is gone: no more configurations taken")
                 return 1
-            index = claims.take()
-            if index >= len(order):
+            failed = _run_next(design, store, order, claims, stop, keep, _say)
+            if failed is None:
                 break
-            failed = run_configuration(design, order[index], store, _say, False)
             failures += failed
             done += 1
-            if failed and not keep:
-                stop.touch()
     if failures:
         _say(f"{failures} runs of {done} configurations failed")
         return 1
     write_json(output, {"configurations": done})
     return 0
+
+
+def _run_next(
+    design: Design,
+    store: Store,
+    order: list[Configuration],
+    claims: _Queue,
+    stop: Path,
+    keep_going: bool,
+    log: Callable[[str], None],
+    only_after: int | None = None,
+) -> int | None:
+    """Takes the pass's next configuration (:meth:`_Queue.take`) and runs its missing
+    replications: how many failed (after a failure, unless ``keep_going``, the pass is
+    stopped), None when none was taken."""
+    index = claims.take(only_after)
+    if index is None or index >= len(order):
+        return None
+    failed = run_configuration(design, order[index], store, log, False)
+    if failed and not keep_going:
+        stop.touch()
+    return failed
 
 
 def proc_stat(pid: int | str) -> list[str] | None:
@@ -369,14 +388,10 @@ class HeadStart:
         if self.log.closed:
             return False
         if self.keep_going or not self.stop.exists():
-            index = self.claims.take(only_after=self.taken)
-            if index is not None and index < len(self.order):
+            taken = _run_next(self.design, self.store, self.order, self.claims, self.stop,
+                              self.keep_going, self._say, only_after=self.taken)  # fmt: skip
+            if taken is not None:
                 self.taken += 1
-                failed = run_configuration(
-                    self.design, self.order[index], self.store, self._say, False
-                )
-                if failed and not self.keep_going:
-                    self.stop.touch()
                 return True
         self.close()
         return False

@@ -541,13 +541,12 @@ def _run_once(
                 head = jobs.HeadStart.of_pass(design, store, str(config["pass"]), cores, keep_going)
             while proc.poll() is None:
                 working = head is not None and head.step()
+                wait = poll_seconds
                 if on_progress is not None:
                     counted = time.perf_counter()
                     on_progress(done_before + finished.count(), design.n_runs)
                     # at most a fiftieth of a core, taken from the runs
-                    wait = max(poll_seconds, PROGRESS_SHARE * (time.perf_counter() - counted))
-                else:
-                    wait = poll_seconds
+                    wait = max(wait, PROGRESS_SHARE * (time.perf_counter() - counted))
                 if not working:
                     with contextlib.suppress(subprocess.TimeoutExpired):
                         proc.wait(timeout=wait)  # returns as soon as Snakemake ends
@@ -636,9 +635,8 @@ class _Finished:
 def _job_logs(store: Store) -> list[Path]:
     """The logs of the last pass's jobs: the local workers' (and the head start's) and the
     remote groups'."""
-    head_start = store.logs / jobs.HEAD_START_LOG
     return [
-        *([head_start] if head_start.is_file() else []),
+        *store.logs.glob(jobs.HEAD_START_LOG),
         *sorted(store.logs.glob("worker-*.log")),
         *sorted(store.logs.glob(f"{schedule.GROUP_PREFIX}*.log")),
     ]
