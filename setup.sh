@@ -85,6 +85,11 @@ cmake --build sim/build --parallel "$(nproc)" >&2
 # Into .venv/libexec/satsweep/, where a design's `program: satnet` is looked up
 # (docs/engine-contract.md).
 cmake --install sim/build --prefix .venv >/dev/null
+# The launcher every run starts through (satsweep/engine/launch.c): without it, setpriv.
+if [ ! .venv/libexec/satsweep-launch -nt satsweep/engine/launch.c ]; then
+  log "building .venv/libexec/satsweep-launch"
+  "${CC:-cc}" -O2 -Wall -Werror -o .venv/libexec/satsweep-launch satsweep/engine/launch.c
+fi
 if [ "$with_omnetpp" -eq 1 ]; then
   # The trees to use, for the OMNeT++ programs and tests: .venv/omnetpp.env.
   omnetpp/build.sh .venv/omnetpp.env

@@ -228,25 +228,36 @@ def test_a_failing_program_reports_its_exit_code_and_stderr(tmp_path):
     assert error.value.returncode == 2 and "allowed: an integer >= 1" in error.value.stderr_tail
 
 
-#: A job that runs one simulation of PROGRAM (argv[1]); argv[2] "preexec" takes the fallback
-#: for a host whose setpriv cannot set the parent-death signal.
+#: A job that runs one simulation of PROGRAM (argv[1]) the way argv[2] says: "launcher",
+#: satsweep's own (setup.sh builds it), "setpriv" (without it), "preexec" (a host whose setpriv
+#: cannot set the parent-death signal either).
 JOB = """\
-import sys
+import shutil, sys
 from pathlib import Path
 from satsweep.engine import Program, program
+if sys.argv[2] == "setpriv":
+    program._dies_with_job = lambda: (shutil.which("setpriv"), "--pdeathsig", "KILL", "--")
 if sys.argv[2] == "preexec":
     program._dies_with_job = lambda: ()
 Program.at(Path(sys.argv[1])).run({}, 1)
 """
 
 
-@pytest.mark.parametrize("way", ["setpriv", "preexec"])
+@pytest.mark.parametrize("way", ["launcher", "setpriv", "preexec"])
 def test_a_program_dies_with_its_killed_job(tmp_path, way):
     """A job SIGKILLed (the OOM killer, a batch system's kill) takes its program along, though
-    the program runs in a process group of its own: PR_SET_PDEATHSIG, set by setpriv (no
-    preexec_fn: a vfork, not a fork of the whole interpreter) or else in the child."""
-    if way == "setpriv" and not program_module._dies_with_job():
+    the program runs in a process group of its own: PR_SET_PDEATHSIG, set by satsweep's
+    launcher or setpriv (no preexec_fn: a vfork, not a fork of the whole interpreter) or else
+    in the child."""
+    if (
+        way == "setpriv"
+        and subprocess.run(
+            ["setpriv", "--pdeathsig", "KILL", "--", "true"], capture_output=True
+        ).returncode
+    ):
         pytest.skip("this host's setpriv cannot set the parent-death signal")
+    if way == "launcher":  # what every run starts through, once setup.sh has built it
+        assert program_module._dies_with_job() == (str(program_module.LAUNCHER),)
     path = tmp_path / "sleeper"
     path.write_text(
         "#!/bin/sh\n"
@@ -268,6 +279,20 @@ def test_a_program_dies_with_its_killed_job(tmp_path, way):
     while _alive(pid):
         assert time.monotonic() < deadline, f"the program (pid {pid}) outlived its job"
         time.sleep(0.05)
+
+
+def test_the_launcher_says_why_a_program_cannot_start(tmp_path):
+    """A program that is not there, or not executable: the launcher's exit status is the
+    shell's (127, 126) and its stderr names the program, which the run's failure keeps."""
+    for path, status in [(tmp_path / "gone", 127), (tmp_path / "text", 126)]:
+        path.parent.mkdir(exist_ok=True)
+        if path.name == "text":
+            path.write_text("not a program\n")
+        proc = subprocess.run([program_module.LAUNCHER, path], capture_output=True, text=True)
+        assert proc.returncode == status
+        assert proc.stderr.startswith(f"satsweep-launch: cannot run {path}: ")
+    usage = subprocess.run([program_module.LAUNCHER], capture_output=True, text=True)
+    assert usage.returncode == 2 and usage.stderr.startswith("usage: satsweep-launch PROGRAM")
 
 
 def _alive(pid: int) -> bool:

@@ -344,22 +344,31 @@ def _die_with_job() -> None:  # in the program's process, before exec
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a killed job takes it along
 
 
+#: The launcher setup.sh builds from launch.c: PR_SET_PDEATHSIG in one small exec.
+LAUNCHER = Path(sys.prefix) / "libexec" / "satsweep-launch"
+
+
 @cache
 def _dies_with_job() -> tuple[str, ...]:
-    """``setpriv --pdeathsig KILL --`` when util-linux's setpriv can (2.33 and later): the
-    program then dies with its job (PR_SET_PDEATHSIG) without a ``preexec_fn``, which makes
-    subprocess fork the whole interpreter instead of vfork (its page tables copied, and
-    copied again as the child runs Python: 20 ms of each run measured, more than a short
-    run's own time); () where it cannot, and :func:`_die_with_job` does it."""
+    """The command prefix that makes a program die with its job (PR_SET_PDEATHSIG) without a
+    ``preexec_fn``, which makes subprocess fork the whole interpreter instead of vfork (its
+    page tables copied, and copied again as the child runs Python: 20 ms of each run
+    measured, more than a short run's own time): satsweep's own :data:`LAUNCHER` where setup.sh
+    built it, else ``setpriv --pdeathsig KILL --`` where util-linux's setpriv can (2.33 and
+    later; an exec of it and its libraries costs about 1 ms more at each run's start), else ()
+    and :func:`_die_with_job` does it. Each is tried once, on ``true``."""
     setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return ()
-    prefix = (setpriv, "--pdeathsig", "KILL", "--")
-    try:
-        proc = subprocess.run([*prefix, "true"], capture_output=True, timeout=DESCRIBE_TIMEOUT_S)
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    return prefix if proc.returncode == 0 else ()
+    candidates = [(str(LAUNCHER),), *([(setpriv, "--pdeathsig", "KILL", "--")] if setpriv else [])]
+    for prefix in candidates:
+        try:
+            proc = subprocess.run(
+                [*prefix, "true"], capture_output=True, timeout=DESCRIBE_TIMEOUT_S
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if proc.returncode == 0:
+            return prefix
+    return ()
 
 
 def _run_group(
