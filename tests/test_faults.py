@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
 import signal
 import shutil
@@ -465,6 +466,66 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     assert len(said) == 1 and said[0].endswith(
         "left out of the tables; the next sweep runs it again"
     )
+
+
+def test_the_compaction_takes_the_workers_rows_only_for_the_files_they_match(
+    toy, done, monkeypatch, capsys
+):
+    """A local sweep's workers keep the rows they stored (store/batches.py), and the compaction
+    takes them instead of parsing each run's file again: the same tables, byte for byte, as
+    from the files alone. A batch is a cache under each file's sha256, never a source: a batch
+    damaged is left aside, and a run's file damaged since is found by its sha256 as before.
+    The sweep removes the batches once its compaction is done."""
+    from satsweep.design import load_design
+    from satsweep.store import Store, compaction, read_batches
+    from satsweep.workflow import run
+
+    assert list(done.glob("workers/*/worker-*.json")) and not list(done.glob("workers/*/rows-*"))
+    shutil.rmtree(done.parent)  # a sweep of its own, whose batches stay for this test
+    monkeypatch.setattr(run, "discard_batches", lambda folder: None)
+    run_toy(toy, done.parent, capsys)
+    store = Store(done)
+    design = store.bind(load_design(toy))
+    (folder,) = (done / "workers").iterdir()
+    parses = []
+
+    def counted(data):
+        parses.append(data)
+        return real(data)
+
+    real = compaction.parquet_table
+    monkeypatch.setattr(compaction, "parquet_table", counted)
+
+    def tables(parsed) -> dict[str, bytes]:
+        parses.clear()
+        (done / "runs.parquet").unlink()  # written again, not left as it was
+        store.collect(design, state=store.state(design), parsed=parsed)
+        return {name: (done / name).read_bytes() for name in ("runs.parquet", "waits.parquet")}
+
+    from_files = tables(None)
+    assert len(parses) == 4  # 2 runs: each its row and its waits
+    rows = read_batches(folder)
+    assert len(rows) == 4
+    assert tables(rows) == from_files and parses == []
+    # a batch's file damaged, or its index cut short: that batch is left aside, the runs
+    # whose rows it held are parsed from their files
+    index = sorted(folder.glob("rows-*.json"))[0]
+    own = {sha256 for slices in json.loads(index.read_bytes())["slices"].values()
+           for sha256, _, _ in slices}  # fmt: skip
+    waits = index.with_name(index.name.removesuffix(".json") + ".waits.parquet")
+    kept = waits.read_bytes()
+    for damage in [lambda: damage_keeping_size_and_time(waits),
+                   lambda: index.write_bytes(index.read_bytes()[:-9])]:  # fmt: skip
+        damage()
+        left = read_batches(folder)
+        assert set(left) == set(rows) - own
+        assert tables(left) == from_files and len(parses) == len(own)
+        waits.write_bytes(kept)
+    # a run's row damaged after its batch was written: its sha256 tells, as without batches
+    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
+    said = []
+    after = store.collect(design, warn=said.append, state=store.state(design), parsed=rows)
+    assert len(after.done) == 1 and table_rows(done) == 1 and "does not match" in said[0]
 
 
 def test_a_sweep_whose_compaction_quarantines_a_run_says_so_and_fails(toy, done, capsys):

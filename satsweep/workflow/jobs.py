@@ -27,16 +27,19 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import satsweep
 from satsweep.design import Configuration, Design, Run, load_design
 from satsweep.engine import SimulationError
-from satsweep.store import State, Store, write_json
+from satsweep.store import RowBatch, State, Store, write_json
 from satsweep.workflow import schedule
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "DONE",
@@ -98,9 +101,12 @@ def provenance(design: Design) -> dict[str, Any]:
     }
 
 
-def simulate_run(design: Design, run: Run, store: Store) -> str | None:
+def simulate_run(
+    design: Design, run: Run, store: Store, rows: RowBatch | None = None
+) -> str | None:
     """Runs one simulation into the store; None when it succeeded, else what went wrong (also
-    recorded in the run's ``.failed.json``)."""
+    recorded in the run's ``.failed.json``). ``rows``: where a worker keeps the rows it stored,
+    for the compaction."""
     program = design.executable
     out = store.run_file(run, ".json")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +119,9 @@ def simulate_run(design: Design, run: Run, store: Store) -> str | None:
         )
         elapsed = time.perf_counter() - start
         facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
-        store.write_run(design, run, result, facts)
+        written = store.write_run(design, run, result, facts)
+        if rows is not None:
+            rows.add(written)
     except SimulationError as e:
         failure = e
     except Exception as e:  # the run fails, not the job: else every rerun would meet it again
@@ -145,6 +153,7 @@ def run_configuration(
     store: Store,
     log: Callable[[str], None] = print,
     manifest: bool = True,
+    rows: RowBatch | None = None,
 ) -> int:
     """A configuration's job: runs its replications that are not done yet, one after the other.
 
@@ -163,7 +172,7 @@ def run_configuration(
         if store.is_done(run):
             log(f"{run.config_id}/r{run.replication}: done before, skipped")
             continue
-        problem = simulate_run(design, run, store)
+        problem = simulate_run(design, run, store, rows)
         if problem is None:
             log(f"{run.config_id}/r{run.replication}{DONE}{run.run})")
         else:
@@ -228,16 +237,18 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
     parent = _Process(int(snakemake))
     keep = keep_going == "1"
     done = failures = 0
+    rows = RowBatch()
     with _Queue(queue / "next") as claims:
         while keep or not stop.exists():
             if not parent.alive():
                 _say(f"Snakemake (pid {snakemake}) is gone: no more configurations taken")
                 return 1
-            failed = _run_next(design, store, order, claims, stop, keep, _say)
+            failed = _run_next(design, store, order, claims, stop, keep, _say, rows=rows)
             if failed is None:
                 break
             failures += failed
             done += 1
+    _keep_rows(rows, queue, output.stem)
     if failures:
         _say(f"{failures} runs of {done} configurations failed")
         return 1
@@ -254,6 +265,7 @@ def _run_next(
     keep_going: bool,
     log: Callable[[str], None],
     only_after: int | None = None,
+    rows: RowBatch | None = None,
 ) -> int | None:
     """Takes the pass's next configuration (:meth:`_Queue.take`) and runs its missing
     replications: how many failed (after a failure, unless ``keep_going``, the pass is
@@ -261,10 +273,17 @@ def _run_next(
     index = claims.take(only_after)
     if index is None or index >= len(order):
         return None
-    failed = run_configuration(design, order[index], store, log, False)
+    failed = run_configuration(design, order[index], store, log, False, rows)
     if failed and not keep_going:
         stop.touch()
     return failed
+
+
+def _keep_rows(rows: RowBatch, folder: Path, name: str) -> None:
+    """The rows a worker stored, as a batch for the compaction (store/batches.py); one that
+    cannot be written (a full disk) is left out: the runs' files are parsed instead."""
+    with contextlib.suppress(OSError):
+        rows.write(folder, name)
 
 
 def proc_stat(pid: int | str) -> list[str] | None:
@@ -367,6 +386,7 @@ class HeadStart:
         store.logs.mkdir(parents=True, exist_ok=True)
         self.log = open(store.logs / HEAD_START_LOG, "a", buffering=1)  # noqa: SIM115
         self.taken = 0
+        self.rows = RowBatch()
         _pyarrow_without_pandas()
 
     @classmethod
@@ -389,7 +409,7 @@ class HeadStart:
             return False
         if self.keep_going or not self.stop.exists():
             taken = _run_next(self.design, self.store, self.order, self.claims, self.stop,
-                              self.keep_going, self._say, only_after=self.taken)  # fmt: skip
+                              self.keep_going, self._say, self.taken, self.rows)  # fmt: skip
             if taken is not None:
                 self.taken += 1
                 return True
@@ -400,6 +420,7 @@ class HeadStart:
         if not self.log.closed:
             self.claims.close()
             self.log.close()
+            _keep_rows(self.rows, self.stop.parent, "head-start")
 
     def _say(self, message: str) -> None:
         self.log.write(f"{message}\n")
@@ -416,14 +437,18 @@ def collect(sweep: str, compaction: str) -> int:
 
 
 def compact(
-    store: Store, design: Design, say: Callable[[str], None], state: State | None = None
+    store: Store,
+    design: Design,
+    say: Callable[[str], None],
+    state: State | None = None,
+    parsed: Mapping[str, pa.Table] | None = None,
 ) -> State | None:
     """Compacts the design's finished runs into the store's tables, saying what it did (its
     warnings, then the runs compacted) or, last, why it could not (STORE_FAILURES[0]: a full
-    disk, the previous tables stay as they were). ``state``: as :meth:`Store.collect` takes
-    it. The store's state after it, None when it could not."""
+    disk, the previous tables stay as they were). ``state`` and ``parsed``: as
+    :meth:`Store.collect` takes them. The store's state after it, None when it could not."""
     try:
-        after = store.collect(design, warn=say, state=state)
+        after = store.collect(design, warn=say, state=state, parsed=parsed)
     except OSError as e:
         say(f"{STORE_FAILURES[0]}, the previous tables are kept: {e.strerror or e}")
         return None

@@ -21,18 +21,22 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from satsweep import shipped
 from satsweep.design import Design, load_design
-from satsweep.store import State, Store, results_dir, write_json
+from satsweep.store import State, Store, discard_batches, read_batches, results_dir, write_json
 from satsweep.analysis import precision
 from satsweep.workflow import schedule
 from satsweep.workflow import jobs
 from satsweep.workflow.jobs import JOBS_LOCK, STORE_FAILURES
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "SNAKEFILE",
@@ -559,8 +563,14 @@ def _run_once(
     loading.join()  # not left importing while the interpreter exits
     final = store.state(design)
     stored = True
-    if store.compaction_problem(final) is not None:  # Snakemake's onerror may have compacted
-        after = compact(store, design, warn, final)  # Snakemake has ended: the state stands
+    due = store.compaction_problem(final) is not None  # Snakemake's onerror may have compacted
+    # the rows the workers stored spare the compaction parsing their files; read into memory,
+    # their files go before the compaction writes (a disk nearly full)
+    folder = store.worker_file(str(config["pass"]), 0).parent
+    rows = read_batches(folder) if due else {}
+    discard_batches(folder)
+    if due:
+        after = compact(store, design, warn, final, rows)  # Snakemake has ended: state stands
         stored = after is not None
         final = store.state(design) if after is None else after  # quarantined: taken again
     if on_progress is not None:
@@ -582,15 +592,19 @@ def _run_once(
 
 
 def compact(
-    store: Store, design: Design, warn: Callable[[str], None], state: State | None = None
+    store: Store,
+    design: Design,
+    warn: Callable[[str], None],
+    state: State | None = None,
+    parsed: Mapping[str, pa.Table] | None = None,
 ) -> State | None:
     """Compacts the store's finished runs of ``design`` into its tables, in this process (a
     Snakemake job would start Python and the store's stack again). What it says goes to
     ``logs/collect.log``, as the ``collect`` job's would: a full disk is its last line, which
-    `run` and `status` show. ``state``: as :meth:`Store.collect` takes it. The store's state
+    `run` and `status` show. ``state`` and ``parsed``: as :meth:`Store.collect` takes them. The store's state
     after it; None when it failed, the previous tables are then kept."""
     said: list[str] = []
-    after = jobs.compact(store, design, said.append, state)
+    after = jobs.compact(store, design, said.append, state, parsed)
     for line in said[:-1]:  # its warnings (a run damaged since, quarantined)
         warn(line)
     with contextlib.suppress(OSError):  # the disk may be full: the summary says it still
