@@ -7,7 +7,8 @@ A batch is a cache, never a source: the compaction still reads every run's files
 their sha256 with the run's record (:meth:`Compaction.collect`); it only takes a file's rows
 from a batch that holds rows stored under that very sha256, written by the process that wrote
 the file from the same table. A batch that is missing, damaged or unreadable is left aside and
-the files are parsed, as without batches.
+the files are parsed, as without batches. `satsweep run` reads the batches of its pass into
+memory and removes them before its compaction writes.
 
 ::
 

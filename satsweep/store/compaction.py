@@ -64,8 +64,8 @@ class Compaction(Runs):
 
         ``state``: the design's state as the caller has just taken it (no job writes any
         more), not taken again here. ``parsed``: rows by the sha256 of the file they were
-        stored in (store/batches.py): a file read with that sha256 is not parsed again. Returns the store's state after the compaction: its done
-        runs are the runs compacted.
+        stored in (store/batches.py): a file read with that sha256 is not parsed again.
+        Returns the store's state after the compaction: its done runs are the runs compacted.
         """
         import pyarrow as pa
         import pyarrow.parquet as pq

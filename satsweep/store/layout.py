@@ -16,10 +16,10 @@ results directory.
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job (a
                                       remote executor's jobs; locally a marker its worker writes)
-      workers/<pass>/                 a local Snakemake pass's queue of configurations, its
-                                      workers' outputs and the rows they stored (batches for
-                                      the compaction: store/batches.py; removed by the next
-                                      `satsweep run`)
+      workers/<pass>/                 a local Snakemake pass's queue of configurations and its
+                                      workers' outputs (removed by the next `satsweep run`),
+                                      and until the pass's compaction the rows they stored
+                                      (store/batches.py)
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
       compaction.json                 what the last compaction wrote (Snakemake's target): the
                                       runs, their digest, each table's rows, size and sha256
