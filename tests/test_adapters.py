@@ -110,3 +110,23 @@ def test_an_adapter_s_options_are_checked_by_it_naming_the_key(outside, tmp_path
     assert proc.returncode == 2
     assert said in proc.stderr, proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_an_omnetpp_declaration_may_give_the_contract_s_cost_hint(tmp_path):
+    """`cost:` in a declaration is the contract's cost hint (docs/engine-contract.md): the jobs
+    ordered longest first, `plan`'s estimate, a local sweep's head start. One naming no
+    parameter of the study is refused, naming the file and the field."""
+    import yaml
+
+    from satsweep.engine.adapters import read_declaration
+    from satsweep.engine.omnetpp import Declaration
+
+    declared = yaml.safe_load((REPO / "docs/examples/omnetpp-dumbbell/satsweep.yaml").read_text())
+    path = tmp_path / "satsweep.yaml"
+    path.write_text(yaml.safe_dump({**declared, "cost": {"per": ["flows"], "seconds": 0.01}}))
+    description = read_declaration(path, Declaration, "the ini", "docs/omnetpp.md").description()
+    assert description.cost is not None and description.cost.per == ["flows"]
+    assert description.estimated_seconds({"flows": 4}) == pytest.approx(0.04)
+    path.write_text(yaml.safe_dump({**declared, "cost": {"per": ["nodes"], "seconds": 0.01}}))
+    with pytest.raises(ValueError, match=f"^{path}: .*cost: 'nodes' is not a parameter"):
+        read_declaration(path, Declaration, "the ini", "docs/omnetpp.md")

@@ -236,6 +236,7 @@ def test_analyze_and_report_name_its_factors(study):
          "parameter 'rate' is not one of the program's (--PrintHelp); allowed: dataRate, delay"),
         (DECLARATION.replace('stdout: "client started at ([0-9.]+) s"', "file: ../x.csv\n    column: a"),
          "summary field 'start': file '../x.csv'; allowed: a file name in the run's folder"),
+        (DECLARATION + "cost: {per: [nodes], seconds: 0.1}\n", "cost: 'nodes' is not a parameter"),
     ],
 )  # fmt: skip
 def test_a_bad_declaration_is_refused_naming_the_field(study, tmp_path, declaration, said):

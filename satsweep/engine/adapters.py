@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from satsweep.engine.description import validation_message
+
 if TYPE_CHECKING:
     from satsweep.engine.program import Program
 
@@ -131,9 +133,8 @@ def read_declaration(path: Path, model: type[Declared], beside: str, doc: str) -
     try:
         return model.model_validate(raw)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        where = ".".join(str(part) for part in e.errors()[0]["loc"]) or "(top level)"
+        said = validation_message(e)
         if "allowed:" not in said:  # else a rule of the declaration says it itself
             said += f"; allowed: as {doc} describes"
         raise ValueError(f"{path}: {where}: {said}") from None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 __all__ = [
     "KEY_COLUMNS",
@@ -392,3 +392,10 @@ class Description(_Model):
             except (TypeError, ValueError):  # no default: the factor is unknown
                 continue
         return seconds
+
+
+def validation_message(e: ValidationError) -> str:
+    """What is wrong first in a model's input, in one line: a rule's own message (the
+    validators' ValueError: it says what is allowed itself), else pydantic's."""
+    first = e.errors()[0]
+    return str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]

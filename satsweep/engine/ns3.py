@@ -37,11 +37,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from satsweep.engine.adapters import Adapter, read_declaration
 from satsweep.engine.description import (
     Column,
+    Cost,
     Description,
     Parameter,
     from_text,
     given_values,
     shown,
+    validation_message,
     value_text,
 )
 from satsweep.engine.program import (
@@ -189,6 +191,8 @@ class Ns3Declaration(BaseModel):
     parameters: list[Ns3ParameterSaid] = []
     summary: list[Ns3SummaryField] = Field(min_length=1)
     tables: dict[str, Ns3Table] = {}
+    #: the contract's cost hint (docs/engine-contract.md): orders and batches the jobs
+    cost: Cost | None = None
 
 
 def _file_name(name: str, where: str) -> str:
@@ -330,23 +334,28 @@ class Ns3Program:
     def description(self) -> Description:
         """The contract's ``--describe`` of the program."""
         d = self.declaration
-        return Description(
-            name=d.name,
-            version=d.version,
-            parameters=[
-                Parameter(**p.model_dump(exclude={"set", "attach"})) for p in self.parameters
-            ],
-            summary=[Column(**f.model_dump(include=set(Column.model_fields))) for f in d.summary],
-            tables={name: t.columns for name, t in d.tables.items()},
-        )
+        try:
+            return Description(
+                name=d.name,
+                version=d.version,
+                parameters=[
+                    Parameter(**p.model_dump(exclude={"set", "attach"})) for p in self.parameters
+                ],
+                summary=[
+                    Column(**f.model_dump(include=set(Column.model_fields))) for f in d.summary
+                ],
+                tables={name: t.columns for name, t in d.tables.items()},
+                cost=d.cost,
+            )
+        except ValidationError as e:  # a cost hint naming no parameter of the program, say
+            raise Ns3Error(f"{self.declaration_file}: {validation_message(e)}") from None
 
 
 def _parameter(fields: Mapping[str, Any], where: Path) -> Ns3Parameter:
     try:
         return Ns3Parameter.model_validate(dict(fields))
     except ValidationError as e:
-        first = e.errors()[0]
-        said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        said = validation_message(e)
         raise Ns3Error(f"{where}: parameter '{fields.get('name')}': {said}") from None
 
 

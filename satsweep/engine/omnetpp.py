@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from satsweep.engine.description import (
     Column,
+    Cost,
     Description,
     Parameter,
     given_values,
@@ -238,6 +239,8 @@ class Declaration(BaseModel):
     parameters: list[OmnetppParameter]
     summary: list[OmnetppSummaryField] = Field(min_length=1)
     tables: dict[str, OmnetppTable] = {}
+    #: the contract's cost hint (docs/engine-contract.md): orders and batches the jobs
+    cost: Cost | None = None
 
     @model_validator(mode="after")
     def _contract(self) -> Declaration:
@@ -263,6 +266,7 @@ class Declaration(BaseModel):
                 Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary
             ],
             tables={name: table.columns() for name, table in self.tables.items()},
+            cost=self.cost,
         )
 
 

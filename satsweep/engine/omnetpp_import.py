@@ -37,6 +37,7 @@ from satsweep.engine.description import (
     RESERVED_COLUMNS,
     RESERVED_FACTORS,
     STUDY_PATTERN,
+    validation_message,
 )
 from satsweep.engine.omnetpp import (
     DECLARATION,
@@ -688,9 +689,7 @@ def import_config(
     try:
         Declaration.model_validate(yaml.safe_load(declaration))
     except ValidationError as e:
-        first = e.errors()[0]
-        said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
-        raise IniError(f"{ini}: config: '{config}': {said}") from None
+        raise IniError(f"{ini}: config: '{config}': {validation_message(e)}") from None
     design = design_text(study, name, os.path.relpath(ini, out))
     out.mkdir(parents=True, exist_ok=True)
     for path, text in ((declaration_path, declaration), (design_path, design)):

@@ -26,7 +26,13 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from satsweep.engine.adapters import adapter as find_adapter
-from satsweep.engine.description import Description, conforms, flags, shown
+from satsweep.engine.description import (
+    Description,
+    conforms,
+    flags,
+    shown,
+    validation_message,
+)
 
 __all__ = [
     "USAGE_ERROR",
@@ -139,10 +145,8 @@ def _description(path: Path, sha256: str, args: tuple[str, ...] = ()) -> Descrip
     try:
         description = Description.model_validate_json(proc.stdout)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        # a rule of the contract (Description's validators) says itself what is wrong
-        said = first["ctx"]["error"] if first["type"] == "value_error" else first["msg"]
+        where = ".".join(str(part) for part in e.errors()[0]["loc"])
+        said = validation_message(e)  # a rule of the contract says itself what is wrong
         raise ProgramError(
             f"{path} --describe: {where + ': ' if where else ''}{said}; allowed: one JSON object as "
             "docs/engine-contract.md describes"
