@@ -447,3 +447,41 @@ def test_trace_x_a_factor_with_mean_or_a_column_of_a_factor_s_name(tmp_path):
         )
         loaded = load_design(design).analysis.traces[0]
         assert loaded.replications == ("mean" if "mean" in trace else "first")
+
+
+def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2(tmp_path):
+    """PyYAML reads YAML 1.1, where 1e8 and 1.0e8 are strings (it wants 1.0e+8); YAML 1.2, JSON
+    and the user's other tools read numbers. A numeric parameter takes them as numbers, in
+    factors, fixed, configurations and exclude alike (an int as a whole number); a string
+    parameter's value stays as written."""
+    from tests.support.sweeps import MM1
+
+    design = load_design(
+        write(
+            tmp_path,
+            f"""\
+            study: e
+            program: {MM1}
+            factors:
+              load: [5e-1, 2.5E-1, .75e0]
+              customers: [1e3, 2e3]
+            exclude:
+              - {{load: 5e-1, customers: 2e3}}
+            fixed: {{service: exp}}
+            replications: 1
+            """,
+        )
+    )
+    levels = [(c.params["load"], c.params["customers"]) for c in design.configurations]
+    assert levels == [(0.5, 1000), (0.25, 1000), (0.25, 2000), (0.75, 1000), (0.75, 2000)]
+    assert all(type(c) is int for _, c in levels)
+    head = f"study: e\nprogram: {MM1}\nreplications: 1\n"
+    plain = load_design(write(tmp_path, head + "factors: {load: [0.5]}\n"))
+    spelled = load_design(write(tmp_path, head + "factors: {load: [5e-1]}\n"))
+    assert spelled.configurations[0].config_id == plain.configurations[0].config_id
+    for text, said in [
+        ("factors: {service: [1e3]}", "factors.service: '1e3' is not allowed; allowed: exp, det"),
+        ("fixed: {customers: 1.5e0}", "fixed.customers: 1.5 is not allowed; allowed: an integer"),
+    ]:
+        with pytest.raises(DesignError, match=re.escape(said)):
+            load_design(write(tmp_path, f"{head}{text}\n"))

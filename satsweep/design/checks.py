@@ -4,13 +4,14 @@ problem is (field, message), the message saying what is allowed."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from satsweep.design.schema import Design, TraceSettings, clip, quoted
 from satsweep.engine import Description, Parameter, value_text
 from satsweep.theory import TheoryNotFound, theory
 
-__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters"]
+__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters", "exponent_numbers"]
 
 #: What satsweep passes every run itself (the contract): a design may not name them.
 RESERVED_PARAMETERS = {
@@ -18,6 +19,46 @@ RESERVED_PARAMETERS = {
     "and replication",
     "out": "satsweep chooses where results go",
 }
+
+
+#: A number with an exponent that YAML 1.2 (and JSON) reads as a number but PyYAML's YAML 1.1
+#: as a string: 1e8, 1.0e8, 2E-3 (YAML 1.1 wants a dot and a signed exponent: 1.0e+8).
+_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
+
+
+def exponent_numbers(raw: dict[str, Any], describe: Description) -> None:
+    """Reads, in place, the levels and values of a design's numeric parameters written with an
+    exponent (``1e8``) as the numbers they are in YAML 1.2 and JSON, where PyYAML leaves them
+    strings: in ``factors``, ``fixed``, ``configurations`` and ``exclude``. An ``int``
+    parameter takes one that is a whole number as an integer (``1e6``: 1000000). A string
+    parameter's values stay as written, as does everything a design read before."""
+
+    def number(name: object, value: object) -> object:
+        parameter = describe.parameter(str(name))
+        if (
+            parameter is None
+            or parameter.type not in ("int", "float")
+            or not isinstance(value, str)
+            or not _EXPONENT_NUMBER.fullmatch(value)
+        ):
+            return value
+        x = float(value)
+        return int(x) if parameter.type == "int" and x.is_integer() else x
+
+    def read(values: object) -> None:
+        if isinstance(values, dict):
+            for name, value in values.items():
+                if isinstance(value, list):
+                    values[name] = [number(name, v) for v in value]
+                else:
+                    values[name] = number(name, value)
+
+    read(raw.get("factors"))
+    read(raw.get("fixed"))
+    for section in ("configurations", "exclude"):
+        if isinstance(raw.get(section), list):
+            for entry in raw[section]:
+                read(entry)
 
 
 def _level_problem(parameter: Parameter, level: object) -> str | None:
