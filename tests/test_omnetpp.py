@@ -108,6 +108,18 @@ def test_a_failed_run_reports_what_omnetpp_said(tmp_path):
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.parametrize("folder", ["a;b", "a:b", "it's here"])
+def test_a_study_runs_in_a_folder_whose_path_holds_the_ned_path_s_separators(tmp_path, folder):
+    """OMNeT++ splits its NED path (-n) at ';' and ':': the declared NED folders go to opp_run
+    relative to the study's folder, where it runs, so any folder above it may hold them."""
+    study = tmp_path / folder / "study"
+    shutil.copytree(EXAMPLE, study)
+    program = OmnetppAdapter.study(study / "omnetpp.ini", "Bulk")
+    proc = adapter(program, "--run=1", "--flows=1", f"--out={tmp_path / 'r.json'}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["bytes_received"] > 0
+
+
 def write_design(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "dumbbell.yaml"
     path.write_text(f"study: dumbbell\nprogram: omnetpp\n{body}")

@@ -311,8 +311,10 @@ class OmnetppStudy:
         return self.ini.parent
 
     def ned_folders(self, inet: Path) -> list[Path]:
-        """The NED path: the declared folders, then INET's."""
-        return [*(self.base / d for d in self.declaration.ned), inet / "src"]
+        """The NED path: the declared folders as declared, relative to the study's folder
+        (where opp_run runs: a folder above it may hold ';' or ':', which separate the NED
+        path's folders), then INET's."""
+        return [*(Path(d) for d in self.declaration.ned), inet / "src"]
 
     def libraries(self, inet: Path) -> list[Path]:
         """The libraries to load: INET's, then the declared ones."""
@@ -882,7 +884,7 @@ def trial(
             str(omnetpp / "bin" / "opp_run"),
             *("-u", "Cmdenv", "-c", config, "-r", "0"),
             "-n",
-            os.pathsep.join([str(ini.parent), str(inet / "src")]),
+            os.pathsep.join([".", str(inet / "src")]),  # run in the ini's folder (ned_folders)
             f"-l{inet / 'src' / 'INET'}",
             *(f"-l{lib}" for lib in libraries),
             f"--result-dir={scratch}",
