@@ -449,11 +449,12 @@ def test_trace_x_a_factor_with_mean_or_a_column_of_a_factor_s_name(tmp_path):
         assert loaded.replications == ("mean" if "mean" in trace else "first")
 
 
-def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2(tmp_path):
+def test_numbers_with_an_exponent_or_the_parameter_s_unit_are_numbers(tmp_path):
     """PyYAML reads YAML 1.1, where 1e8 and 1.0e8 are strings (it wants 1.0e+8); YAML 1.2, JSON
-    and the user's other tools read numbers. A numeric parameter takes them as numbers, in
-    factors, fixed, configurations and exclude alike (an int as a whole number); a string
-    parameter's value stays as written."""
+    and the user's other tools read numbers. And OMNeT++'s ini files write quantities with
+    their unit (0.08s). A numeric parameter takes both as numbers, in factors, fixed,
+    configurations and exclude alike (an int as a whole number), in its own unit only: units
+    are not converted. A string parameter's value stays as written."""
     from tests.support.sweeps import MM1
 
     design = load_design(
@@ -463,10 +464,10 @@ def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2(tmp_path):
             study: e
             program: {MM1}
             factors:
-              load: [5e-1, 2.5E-1, .75e0]
+              load: [5e-1, 2.5E-1, .75 Erlang]
               customers: [1e3, 2e3]
             exclude:
-              - {{load: 5e-1, customers: 2e3}}
+              - {{load: 0.5Erlang, customers: 2e3}}
             fixed: {{service: exp}}
             replications: 1
             """,
@@ -477,11 +478,17 @@ def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2(tmp_path):
     assert all(type(c) is int for _, c in levels)
     head = f"study: e\nprogram: {MM1}\nreplications: 1\n"
     plain = load_design(write(tmp_path, head + "factors: {load: [0.5]}\n"))
-    spelled = load_design(write(tmp_path, head + "factors: {load: [5e-1]}\n"))
-    assert spelled.configurations[0].config_id == plain.configurations[0].config_id
+    for written in ["5e-1", "0.5Erlang", "'5e-1 Erlang'"]:
+        spelled = load_design(write(tmp_path, head + f"factors: {{load: [{written}]}}\n"))
+        assert spelled.configurations[0].config_id == plain.configurations[0].config_id
     for text, said in [
         ("factors: {service: [1e3]}", "factors.service: '1e3' is not allowed; allowed: exp, det"),
         ("fixed: {customers: 1.5e0}", "fixed.customers: 1.5 is not allowed; allowed: an integer"),
-    ]:
+        ("fixed: {load: 500mErlang}", "fixed.load: '500mErlang' is not in Erlang, the unit of "
+         "load (satsweep does not convert units); allowed: a number in Erlang, plain or with its "
+         "unit (e.g. 2 or 2Erlang)"),
+        ("fixed: {customers: 10 people}", "fixed.customers: '10 people' has a unit, customers "
+         "none; allowed: a number"),
+    ]:  # fmt: skip
         with pytest.raises(DesignError, match=re.escape(said)):
             load_design(write(tmp_path, f"{head}{text}\n"))

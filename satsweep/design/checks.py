@@ -11,7 +11,7 @@ from satsweep.design.schema import Design, TraceSettings, clip, quoted
 from satsweep.engine import Description, Parameter, value_text
 from satsweep.theory import TheoryNotFound, theory
 
-__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters", "exponent_numbers"]
+__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters", "written_numbers"]
 
 #: What satsweep passes every run itself (the contract): a design may not name them.
 RESERVED_PARAMETERS = {
@@ -21,17 +21,24 @@ RESERVED_PARAMETERS = {
 }
 
 
-#: A number with an exponent that YAML 1.2 (and JSON) reads as a number but PyYAML's YAML 1.1
-#: as a string: 1e8, 1.0e8, 2E-3 (YAML 1.1 wants a dot and a signed exponent: 1.0e+8).
+#: A number as YAML 1.2 (and JSON) writes it, the exponent optional.
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+#: A number with an exponent that YAML 1.2 reads as a number but PyYAML's YAML 1.1 as a
+#: string: 1e8, 1.0e8, 2E-3 (YAML 1.1 wants a dot and a signed exponent: 1.0e+8).
 _EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
+#: A number followed by a unit, as OMNeT++ and ns-3 users write quantities (0.08s, 10 Mbps).
+_QUANTITY = re.compile(rf"({_NUMBER})\s*(\S.*)")
 
 
-def exponent_numbers(raw: dict[str, Any], describe: Description) -> None:
-    """Reads, in place, the levels and values of a design's numeric parameters written with an
-    exponent (``1e8``) as the numbers they are in YAML 1.2 and JSON, where PyYAML leaves them
-    strings: in ``factors``, ``fixed``, ``configurations`` and ``exclude``. An ``int``
-    parameter takes one that is a whole number as an integer (``1e6``: 1000000). A string
-    parameter's values stay as written, as does everything a design read before."""
+def written_numbers(raw: dict[str, Any], describe: Description) -> None:
+    """Reads, in place, the levels and values of a design's numeric parameters (in ``factors``,
+    ``fixed``, ``configurations`` and ``exclude``) that PyYAML leaves strings as the numbers
+    they say: written with an exponent (``1e8``), a number in YAML 1.2 and JSON; or followed by
+    the parameter's own unit (``0.08s``, ``10 Mbps`` for ``unit: s``, ``unit: Mbps``), as
+    OMNeT++'s ini files write quantities. An ``int`` parameter takes a whole number as an
+    integer (``1e6``: 1000000). Units are not converted: another unit stays a string, which the
+    checks refuse (:func:`check_parameters`). A string parameter's values stay as written, as
+    does everything a design read before."""
 
     def number(name: object, value: object) -> object:
         parameter = describe.parameter(str(name))
@@ -39,11 +46,18 @@ def exponent_numbers(raw: dict[str, Any], describe: Description) -> None:
             parameter is None
             or parameter.type not in ("int", "float")
             or not isinstance(value, str)
-            or not _EXPONENT_NUMBER.fullmatch(value)
         ):
             return value
-        x = float(value)
-        return int(x) if parameter.type == "int" and x.is_integer() else x
+        text = value.strip()
+        quantity = _QUANTITY.fullmatch(text)
+        if quantity and parameter.unit and quantity.group(2).strip() == parameter.unit:
+            text = quantity.group(1)
+        elif not _EXPONENT_NUMBER.fullmatch(text):
+            return value
+        x = float(text)
+        if parameter.type == "int" and x.is_integer():
+            return int(text) if text.lstrip("+-").isdigit() else int(x)  # no rounding of 10^17
+        return x
 
     def read(values: object) -> None:
         if isinstance(values, dict):
@@ -62,7 +76,17 @@ def exponent_numbers(raw: dict[str, Any], describe: Description) -> None:
 
 
 def _level_problem(parameter: Parameter, level: object) -> str | None:
-    """``parameter.check(level)``, with the level it quotes first cut (:func:`quoted`)."""
+    """``parameter.check(level)``, with the level it quotes first cut (:func:`quoted`); a
+    quantity in another unit than a numeric parameter's says so (:func:`written_numbers`)."""
+    quantity = _QUANTITY.fullmatch(level.strip()) if isinstance(level, str) else None
+    if quantity and parameter.type in ("int", "float"):
+        unit = parameter.unit
+        if unit is None:
+            return f"{quoted(level)} has a unit, {parameter.name} none; allowed: a number"
+        return (
+            f"{quoted(level)} is not in {unit}, the unit of {parameter.name} (satsweep does not "
+            f"convert units); allowed: a number in {unit}, plain or with its unit (e.g. 2 or 2{unit})"
+        )
     problem = parameter.check(level)
     if problem is not None and problem.startswith(repr(level)):
         return quoted(level) + problem.removeprefix(repr(level))

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from satsweep.design.checks import check_analysis, check_parameters, exponent_numbers
+from satsweep.design.checks import check_analysis, check_parameters, written_numbers
 from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG
 from satsweep.design.schema import AnalysisSettings, Design, DesignError, clip, quoted
 from satsweep.engine import Program, ProgramError
@@ -330,7 +330,7 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         except OSError as e:
             problems.append(("program", f"cannot read '{raw['program']}': {e.strerror or e}"))
     if program is not None:
-        exponent_numbers(raw, program.description)
+        written_numbers(raw, program.description)
         problems += check_parameters(raw, program.description)
     design = None
     try:
