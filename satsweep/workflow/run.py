@@ -564,11 +564,13 @@ def _run_once(
     final = store.state(design)
     stored = True
     due = store.compaction_problem(final) is not None  # Snakemake's onerror may have compacted
-    # the rows the workers stored spare the compaction parsing their files; read into memory,
-    # their files go before the compaction writes (a disk nearly full)
-    folder = store.worker_file(str(config["pass"]), 0).parent
-    rows = read_batches(folder) if due else {}
-    discard_batches(folder)
+    # a local pass's workers' rows spare the compaction parsing their files (remote jobs keep
+    # none); read into memory, their files go before the compaction writes (a disk nearly full)
+    rows = {}
+    if not execution.remote:
+        folder = store.worker_file(str(config["pass"]), 0).parent
+        rows = read_batches(folder) if due else {}
+        discard_batches(folder)
     if due:
         after = compact(store, design, warn, final, rows)  # Snakemake has ended: state stands
         stored = after is not None
