@@ -193,7 +193,7 @@ def test_plan_shows_the_fraction_and_a_bad_one_exits_2(tmp_path: Path, capsys) -
     results = tmp_path / "results"
     assert cli.main(["plan", str(path), "--results", str(results), "--rows", "1"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "8 configurations x 1 replications = 8 runs" in out
+    assert "8 configurations x 1 replication = 8 runs" in out
     assert (
         "a 2^(5-2) fraction of resolution 3; generators d = a:b:c, e = a:b; defining relation "
         "I = a:b:c:d = a:b:e = c:d:e (the full design: 32 configurations)"

@@ -355,9 +355,11 @@ def _plan(args: argparse.Namespace) -> int:
         )
     fixed = _flags(design.fixed) or "(none)"
     todo = state.n_missing + len(state.failed) + len(state.damaged)
+    replications = design.replications_text()
+    configurations = design.n_configurations
     console.print(
-        f"{design.n_configurations} configurations x {design.replications_text()} replications = "
-        f"{design.n_runs} runs; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
+        f"{configurations} configuration{'s' * (configurations != 1)} x {replications} "
+        f"replication{'s' * (replications != '1')} = {design.n_runs} run{'s' * (design.n_runs != 1)}; {len(state.done)} done, {todo} to run; fixed: {fixed}; "
         f"base_seed {design.base_seed}, streams {design.streams}; program {design.describe.name} "
         f"{design.describe.version}; store {state.store.root}"
         + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
