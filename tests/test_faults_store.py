@@ -293,3 +293,28 @@ def test_a_row_batch_gives_back_each_files_rows_and_keeps_no_more_than_its_bound
     kept = read_batches(tmp_path / "bounded")
     assert 0 < len(kept) < 10 and all(table.equals(back[sha]) for sha, table in kept.items())
     assert bounded.nbytes <= RowBatch.MAX_BYTES
+
+
+def test_the_state_finds_every_run_past_a_gap_in_the_replications(done, tmp_path):
+    """The state looks at a configuration's replications in turn until one is not done, then
+    at those with files only: a run past a missing one still counts, a failure past it too, and
+    the replications without files are missing."""
+    from satsweep.design import load_design
+    from satsweep.store import Store
+
+    other = done.parent / "other"  # 2 configurations x 2 replications, made with base_seed 9
+    wider = design(tmp_path / "other.yaml", "other", 4, "base_seed: 9\n")
+    store = Store(other)
+    first, second = sorted((other / "runs").iterdir())
+    for path in first.glob("r1.*"):
+        path.unlink()  # replication 1 gone: 2 is done past it
+    (first / "r3.failed.json").write_text(json.dumps({"message": "it crashed"}))
+    state = store.state(store.bind(load_design(wider)))
+    assert sorted((r.config_id, r.replication) for r in state.done) == [
+        (first.name, 2), (second.name, 1), (second.name, 2)
+    ]  # fmt: skip
+    assert [(r.config_id, r.replication) for r, _ in state.failed] == [(first.name, 3)]
+    assert sorted((r.config_id, r.replication) for r in state.missing()) == [
+        (first.name, 1), (first.name, 4), (second.name, 3), (second.name, 4)
+    ]  # fmt: skip
+    assert state.n_missing == 4 and not state.damaged

@@ -176,9 +176,12 @@ class Runs(Layout):
 
     def state(self, design: Design, deep: bool = False) -> State:
         """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
-        or missing, from the files alone; ``deep`` rereads every file. runs/ is read once and
-        each configuration's directory there once; only replications with files are looked
-        at, each with one read of its record and one stat per file."""
+        or missing, from the files alone; ``deep`` rereads every file. runs/ is read once; of
+        each configuration with a directory there, the replications 1..r are looked at in
+        turn, each with one read of its record and one stat per file, until one is not done:
+        then the directory is read once and only the replications with files are looked at
+        (the listing of every directory cost a quarter of a complete store's state, and
+        looking at every replication of a sparse store would cost its design's size)."""
         result = State(design, self)
         tables = list(design.describe.tables)
         present = self.configurations_with_files()
@@ -191,7 +194,10 @@ class Runs(Layout):
             accounted = set()
             done = 0
             r = design.replications_for(config.config_id)
-            for k in sorted(self.replications_with_files(config.config_id, r)):
+            listed: dict[int, set[str]] | None = None  # read at the first run not done
+            for k in range(1, r + 1):
+                if listed is not None and k not in listed:
+                    continue  # no file: missing
                 run = config.run(design, k)
                 problem, record = self._verify(folder, run, tables, deep)
                 if problem is None:
@@ -203,6 +209,10 @@ class Runs(Layout):
                 elif problem is not NOT_DONE:
                     result.damaged.append((run, problem))
                 else:
+                    if listed is None:
+                        listed = self.replications_with_files(config.config_id, r)
+                        if k not in listed:
+                            continue
                     try:
                         failure = json.loads(self.run_file(run, ".failed.json").read_text())
                     except (OSError, ValueError):
