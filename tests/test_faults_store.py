@@ -293,6 +293,25 @@ def test_a_row_batch_gives_back_each_files_rows_and_keeps_no_more_than_its_bound
     kept = read_batches(tmp_path / "bounded")
     assert 0 < len(kept) < 10 and all(table.equals(back[sha]) for sha, table in kept.items())
     assert bounded.nbytes <= RowBatch.MAX_BYTES
+    # rows it cannot combine or write out (no memory, say): no batch, rather than an index out
+    # of step with its rows
+    monkeypatch.setattr(RowBatch, "MAX_BYTES", 64 << 20)
+    failing, unwritten = RowBatch(), RowBatch()
+    for written in runs[:3]:
+        failing.add(written)
+        unwritten.add(written)
+
+    def no_memory(tables):
+        raise pa.ArrowMemoryError("cannot allocate")
+
+    monkeypatch.setattr(pa, "concat_tables", no_memory)
+    for written in runs[3:]:
+        failing.add(written)
+    assert failing.stopped and not failing.slices
+    (tmp_path / "failing").mkdir()
+    failing.write(tmp_path / "failing", "worker-3")
+    unwritten.write(tmp_path / "failing", "worker-4")
+    assert not list((tmp_path / "failing").iterdir())
 
 
 def test_the_state_finds_every_run_past_a_gap_in_the_replications(done, tmp_path):

@@ -44,6 +44,10 @@ class RowBatch:
     COMBINE = 256
 
     def __init__(self) -> None:
+        self.stopped = False  # rows could not be kept: the batch holds none
+        self._clear()
+
+    def _clear(self) -> None:
         self.chunks: dict[str, list[pa.Table]] = {}  # by suffix: the rows kept, combined
         self.pending: dict[str, list[pa.Table]] = {}  # by suffix: the runs' own tables
         self.slices: dict[str, list[list]] = {}  # by suffix: each file's [sha256, first, rows]
@@ -51,39 +55,52 @@ class RowBatch:
         self.nbytes = 0
 
     def add(self, written: dict[str, tuple[str, pa.Table]]) -> None:
-        """A run's files as :meth:`Runs.write_run` wrote them: suffix -> (sha256, rows)."""
+        """A run's files as :meth:`Runs.write_run` wrote them: suffix -> (sha256, rows). It
+        never raises: rows it cannot keep (no memory, say) end the batch, which then holds
+        nothing, rather than an index out of step with its rows."""
         import pyarrow as pa
 
         size = sum(table.nbytes for _, table in written.values())
-        if self.nbytes + size > self.MAX_BYTES:
+        if self.stopped or self.nbytes + size > self.MAX_BYTES:
             return
         self.nbytes += size
-        for suffix, (sha256, table) in written.items():
-            first = self.rows.get(suffix, 0)
-            self.slices.setdefault(suffix, []).append([sha256, first, table.num_rows])
-            self.rows[suffix] = first + table.num_rows
-            pending = self.pending.setdefault(suffix, [])
-            pending.append(table)
-            if len(pending) >= self.COMBINE:
-                combined = pa.concat_tables(pending).combine_chunks()
-                self.chunks.setdefault(suffix, []).append(combined)
-                pending.clear()
+        try:
+            for suffix, (sha256, table) in written.items():
+                first = self.rows.get(suffix, 0)
+                self.slices.setdefault(suffix, []).append([sha256, first, table.num_rows])
+                self.rows[suffix] = first + table.num_rows
+                pending = self.pending.setdefault(suffix, [])
+                pending.append(table)
+                if len(pending) >= self.COMBINE:
+                    combined = pa.concat_tables(pending).combine_chunks()
+                    self.chunks.setdefault(suffix, []).append(combined)
+                    pending.clear()
+        except (pa.ArrowException, MemoryError):
+            self._clear()
+            self.stopped = True
 
     def write(self, folder: Path, name: str) -> None:
         """The batch into ``folder`` as ``rows-<name>...``: each table's rows, then the index
-        (nothing without rows). A failure (a full disk) leaves no index: the batch is then
-        left aside, the runs' files stay the truth."""
+        (nothing without rows, nor when its rows cannot be made: no memory, say). A failure
+        to write (a full disk, OSError) leaves no index: the batch is then left aside, the
+        runs' files stay the truth."""
         import pyarrow as pa
 
         if not self.slices:
             return
+        try:
+            made = {
+                suffix: parquet_bytes(
+                    pa.concat_tables([*self.chunks.get(suffix, []), *self.pending[suffix]])
+                )
+                for suffix in self.slices
+            }
+        except (pa.ArrowException, MemoryError):
+            return
         stem = f"{PREFIX}{name}"
-        files = {}
-        for suffix in self.slices:
-            parts = [*self.chunks.get(suffix, []), *self.pending.get(suffix, [])]
-            data = parquet_bytes(pa.concat_tables(parts))
+        for suffix, data in made.items():
             write_bytes(folder / f"{stem}{suffix}", data)
-            files[suffix] = hashlib.sha256(data).hexdigest()
+        files = {suffix: hashlib.sha256(data).hexdigest() for suffix, data in made.items()}
         index = json.dumps({"files": files, "slices": self.slices}, separators=(",", ":"))
         write_bytes(folder / f"{stem}.json", index.encode())
 

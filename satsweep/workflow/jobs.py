@@ -120,8 +120,6 @@ def simulate_run(
         elapsed = time.perf_counter() - start
         facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
         written = store.write_run(design, run, result, facts)
-        if rows is not None:
-            rows.add(written)
     except SimulationError as e:
         failure = e
     except Exception as e:  # the run fails, not the job: else every rerun would meet it again
@@ -131,6 +129,8 @@ def simulate_run(
                     path.unlink(missing_ok=True)
         failure = SimulationError(f"satsweep could not run or store it: {_error(e)}", None)
     else:
+        if rows is not None:  # after the run is stored: a cache, which cannot fail it
+            rows.add(written)
         return None
     store.write_failure(
         run,
