@@ -21,11 +21,12 @@ RESERVED_PARAMETERS = {
 }
 
 
+_MANTISSA, _EXPONENT = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", r"[eE][-+]?[0-9]+"
 #: A number as YAML 1.2 (and JSON) writes it, the exponent optional.
-_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_NUMBER = rf"{_MANTISSA}(?:{_EXPONENT})?"
 #: A number with an exponent that YAML 1.2 reads as a number but PyYAML's YAML 1.1 as a
 #: string: 1e8, 1.0e8, 2E-3 (YAML 1.1 wants a dot and a signed exponent: 1.0e+8).
-_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
+_EXPONENT_NUMBER = re.compile(_MANTISSA + _EXPONENT)
 #: A number followed by a unit, as OMNeT++ and ns-3 users write quantities (0.08s, 10 Mbps).
 _QUANTITY = re.compile(rf"({_NUMBER})\s*(\S.*)")
 

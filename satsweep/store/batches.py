@@ -51,7 +51,6 @@ class RowBatch:
         self.chunks: dict[str, list[pa.Table]] = {}  # by suffix: the rows kept, combined
         self.pending: dict[str, list[pa.Table]] = {}  # by suffix: the runs' own tables
         self.slices: dict[str, list[list]] = {}  # by suffix: each file's [sha256, first, rows]
-        self.rows: dict[str, int] = {}  # by suffix: the rows kept
         self.nbytes = 0
 
     def add(self, written: dict[str, tuple[str, pa.Table]]) -> None:
@@ -66,9 +65,9 @@ class RowBatch:
         self.nbytes += size
         try:
             for suffix, (sha256, table) in written.items():
-                first = self.rows.get(suffix, 0)
-                self.slices.setdefault(suffix, []).append([sha256, first, table.num_rows])
-                self.rows[suffix] = first + table.num_rows
+                slices = self.slices.setdefault(suffix, [])
+                first = slices[-1][1] + slices[-1][2] if slices else 0  # after the last file's
+                slices.append([sha256, first, table.num_rows])
                 pending = self.pending.setdefault(suffix, [])
                 pending.append(table)
                 if len(pending) >= self.COMBINE:

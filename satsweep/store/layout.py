@@ -182,8 +182,12 @@ class Layout:
         worker's output (satsweep/workflow/jobs.py)."""
         return self.root / "workers"
 
+    def pass_folder(self, pass_id: str) -> Path:
+        """A local pass's folder: its queue, its workers' outputs and row batches."""
+        return self.workers / pass_id
+
     def worker_file(self, pass_id: str, worker: int | str) -> Path:
-        return self.workers / pass_id / f"worker-{worker}.json"
+        return self.pass_folder(pass_id) / f"worker-{worker}.json"
 
     def configurations_with_files(self) -> set[str]:
         """The config_ids that have a directory under runs/ (one directory read)."""

@@ -379,7 +379,7 @@ class HeadStart:
         self.store = store
         self.order = order  # schedule.ranked(design): the workers' order
         self.keep_going = keep_going
-        folder = store.worker_file(pass_id, 0).parent
+        folder = store.pass_folder(pass_id)
         folder.mkdir(parents=True, exist_ok=True)
         self.stop = folder / "stop"
         self.claims = _Queue(folder / "next")

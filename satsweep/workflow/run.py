@@ -568,7 +568,7 @@ def _run_once(
     # none); read into memory, their files go before the compaction writes (a disk nearly full)
     rows = {}
     if not execution.remote:
-        folder = store.worker_file(str(config["pass"]), 0).parent
+        folder = store.pass_folder(str(config["pass"]))
         rows = read_batches(folder) if due else {}
         discard_batches(folder)
     if due:
