@@ -136,6 +136,26 @@ def wait_runs(store_dir: Path, runs: int, job_id: str) -> None:
         time.sleep(0.2)
 
 
+def wait_completed(job_id: str, store_dir: Path) -> None:
+    """Waits until the job has ended COMPLETED. The bound is on a stall, not on the whole job: it
+    fails once no run has been added to the store for JOB_TIMEOUT seconds (a loaded machine only
+    makes a sweep slower, a hang adds nothing), or as soon as the job ends otherwise."""
+    last, seen = time.monotonic(), done(store_dir)
+    while (state := job_state(job_id)) in submit.ACTIVE or not state:
+        if (now := done(store_dir)) != seen:
+            last, seen = time.monotonic(), now
+        elif time.monotonic() - last > JOB_TIMEOUT:
+            break
+        time.sleep(0.5)
+    if state != "COMPLETED":
+        pytest.fail(
+            f"job {job_id} {state or 'unknown to squeue'}, {done(store_dir)} runs in the store, "
+            f"none added in the last {time.monotonic() - last:.0f} s\n"
+            f"{job_report(job_id, store_dir)}",
+            pytrace=False,
+        )
+
+
 def namespace_processes(ns: str) -> list[str]:
     """The command lines of the processes in node namespace ``ns`` (its slurmd aside)."""
     pids = subprocess.run(
@@ -230,7 +250,7 @@ def test_scancel_mid_sweep_then_resubmit(tmp_path):
     survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r*.record.json")}
     assert 6 <= len(survivors) < 36
     again = submit_job(sweep, results)
-    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    wait_completed(again, store_dir)
     hosts = {host for *_, host in checked_rows(store_dir, 36)}
     assert hosts == {"node1", "node2", "node3"}  # the jobs ran on every node
     assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # kept, not redone
@@ -258,7 +278,7 @@ def test_the_time_limit_then_resubmit(tmp_path):
     # none done would leave nothing to keep: the test would pass without testing that
     assert before > 0, "no run finished inside the limit (a machine too loaded for this test?)"
     again = submit_job(sweep, results)
-    assert wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}) == "COMPLETED"
+    wait_completed(again, store_dir)
     checked_rows(store_dir, 180)
     assert {p: p.stat().st_mtime_ns for p in survivors} == survivors  # kept, not redone
     print(f"time limit ({state}): {before} of 180 runs before, 180 after, duplicates 0")
@@ -294,7 +314,6 @@ def test_the_head_node_lost_then_resubmit(tmp_path, capsys):
     assert not list(Path("/tmp").glob(f"satsweep-ray-{job}-*"))
     shutil.rmtree(f"/tmp/satsweep-ray-{job}")
     again = submit_job(sweep, results)
-    state = wait_state(again, {"COMPLETED", "FAILED", "CANCELLED"}, store_dir=store_dir)
-    assert state == "COMPLETED", job_report(again, store_dir)
+    wait_completed(again, store_dir)
     checked_rows(store_dir, 36)
     print(f"head node lost: {before} of 36 runs before, 36 after, duplicates 0")
