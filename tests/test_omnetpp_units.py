@@ -163,7 +163,8 @@ TRIAL = """#!{python}
 import json, sys, time
 if "--describe" in sys.argv:
     print(json.dumps({{"name": "trial", "version": "1",
-        "parameters": [{{"name": "x", "type": "float", "default": 1}}],
+        "parameters": [{{"name": "x", "type": "float", "default": 1}},
+                       {{"name": "z", "type": "string", "default": "a"}}],
         "summary": [{{"name": "y", "type": "float"}}]}}))
     sys.exit(0)
 args = dict(a[2:].split("=", 1) for a in sys.argv[1:])
@@ -181,20 +182,25 @@ with open(args["out"], "w") as f:
 """
 
 
-def trial_design(tmp_path: Path, levels: list[float]) -> Path:
+def trial_design(tmp_path: Path, levels: list[float], **factors: list) -> Path:
     program = tmp_path / "trial.py"
     program.write_text(TRIAL.format(python=sys.executable))
     program.chmod(0o755)
     design = tmp_path / "trial.yaml"
     design.write_text(
         yaml.safe_dump(
-            {"study": "trial", "program": "./trial.py", "factors": {"x": levels}, "replications": 2}
+            {
+                "study": "trial",
+                "program": "./trial.py",
+                "factors": {"x": levels, **factors},
+                "replications": 2,
+            }
         )
     )
     return design
 
 
-def test_plan_check_reports_the_first_configurations_failure_in_one_line(tmp_path):
+def test_plan_check_reports_a_failing_level_in_one_line(tmp_path):
     design = trial_design(tmp_path, [-1, 1])
     results = tmp_path / "results"
     proc = cli("plan", str(design), "--results", str(results), "--check", timeout=120)
@@ -207,14 +213,35 @@ def test_plan_check_reports_the_first_configurations_failure_in_one_line(tmp_pat
     assert not (results / "trial" / "runs").exists()  # a trial, not a run of the store
 
 
+def test_plan_check_tries_every_level_of_every_factor_not_only_the_first_configuration(
+    tmp_path,
+):
+    """x = -1 fails, and only the third configuration of x (1, 2, -1) x z (a, b) takes it:
+    three trials take every level, two at a time; the failure is the one error line."""
+    design = trial_design(tmp_path, [1, 2, -1], z=["a", "b"])
+    results = tmp_path / "results"
+    proc = cli("plan", str(design), "--results", str(results), "--check", "--cores", "2")
+    assert proc.returncode == USAGE_ERROR, proc.stdout + proc.stderr
+    assert "check: 3 configurations take every level of every factor; each runs once, 2 at a " \
+        "time" in proc.stdout  # fmt: skip
+    passed = [line for line in proc.stdout.splitlines() if line.endswith("ran without an error")]
+    assert [line.split()[2:4] for line in sorted(passed)] == [
+        ["--x=1", "--z=a"],
+        ["--x=2", "--z=b"],
+    ]
+    said = proc.stderr.strip().splitlines()
+    assert len(said) == 1 and "--x=-1 --z=a failed (trial failed, exit code 1)" in said[0], said
+    assert not (results / "trial" / "runs").exists()
+
+
 @pytest.mark.slow  # a sweep or a real report: several seconds
 def test_plan_check_passes_a_run_that_works_or_is_still_running(tmp_path):
     results = tmp_path / "results"
-    proc = cli("plan", str(trial_design(tmp_path, [1, -1])), "--results", str(results), "--check")
+    proc = cli("plan", str(trial_design(tmp_path, [1, 2])), "--results", str(results), "--check")
     assert proc.returncode == 0, proc.stderr
-    assert "check: " in proc.stdout and "ran without an error" in proc.stdout
+    assert proc.stdout.count("ran without an error") == 2
     assert not (results / "trial" / "runs").exists()
-    slow = trial_design(tmp_path, [0, -1])
+    slow = trial_design(tmp_path, [0])
     proc = cli("plan", str(slow), "--results", str(results), "--check", "--check-seconds", "2")
     assert proc.returncode == 0, proc.stderr
     assert "still running after 2 s, without an error so far" in proc.stdout
@@ -419,8 +446,12 @@ def test_a_unit_only_omnetpp_sees_is_wrong_fails_with_its_message(fifo, tmp_path
     results = tmp_path / "results"
     proc = cli("plan", str(design), "--results", str(results), "--check")
     assert proc.returncode == USAGE_ERROR
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "Cannot convert unit none to 's'" in proc.stderr
+    said = proc.stderr.strip().splitlines()  # a line for each level: each fails
+    assert sorted(line.split()[5] for line in said) == [
+        "--serviceTime=0.08",
+        "--serviceTime=0.15",
+    ], said
+    assert all("Cannot convert unit none to 's'" in line for line in said), said
     proc = cli("run", str(design), "--results", str(results), "--cores", "1")
     assert proc.returncode != 0
     status = cli("status", str(design), "--results", str(results))

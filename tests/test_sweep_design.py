@@ -25,6 +25,7 @@ from satsweep.design import (
     load_design,
     rng_run,
 )
+from satsweep.engine import value_text
 from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.store.rows import run_rows
 from tests.support import REPO
@@ -492,3 +493,42 @@ def test_numbers_with_an_exponent_or_the_parameter_s_unit_are_numbers(tmp_path):
     ]:  # fmt: skip
         with pytest.raises(DesignError, match=re.escape(said)):
             load_design(write(tmp_path, f"{head}{text}\n"))
+
+
+def _taken(design, configurations) -> set[tuple[str, str]]:
+    return {(n, value_text(c.params[n])) for c in configurations for n in design.factors}
+
+
+@pytest.mark.parametrize(
+    ("program", "body", "trials"),
+    [
+        ("normal.py", "factors: {a: [lo, hi], b: [1, 2, 3]}", 3),  # the largest factor's levels
+        ("normal.py", "factors: {a: [lo, hi], b: [1, 2, 3]}\nexclude: [{a: hi, b: 2}]", 3),
+        (
+            "effects.py",
+            "factors: {a: [-1, 1], b: [-1, 1], c: [-1, 1], d: [-1, 1], e: [-1, 1]}\n"
+            'fraction: {generators: ["d = a:b", "e = -a:c"]}',
+            3,  # d = a:b is the same in a configuration and its opposite: two cannot do
+        ),
+        (
+            "effects.py",
+            "configurations:\n  - {a: 1, b: -1}\n  - {a: 1, b: 1}\n  - {a: -1, b: 1}",
+            2,
+        ),
+    ],
+)
+def test_the_covering_configurations_take_every_level_the_design_takes(
+    tmp_path, program, body, trials
+):
+    """plan --check's trials: configurations of the design, the first first, that together
+    take every level each factor takes in the design; for a factorial, as many as its largest
+    factor has levels, even with a cell excluded."""
+    path = write(tmp_path, f"study: cover\nprogram: {REPO / 'tests' / 'programs' / program}\n"
+                 f"{body}\nreplications: 1\n")  # fmt: skip
+    design = load_design(path)
+    covering = design.covering_configurations()
+    every = design.configurations
+    assert covering[0] == every[0]
+    assert all(c == every[c.index] for c in covering)  # the design's own, ids included
+    assert _taken(design, covering) == _taken(design, every)
+    assert len(covering) == trials < len(every)

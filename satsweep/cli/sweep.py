@@ -118,8 +118,9 @@ def add(commands: Subparsers) -> None:
     p.add_argument(
         "--check",
         action="store_true",
-        help="run the first configuration once (into a temporary folder, not the store) and "
-        "exit 2 with its error when it fails",
+        help="run once each of the few configurations that take every level of every factor "
+        "(--cores at a time, into temporary folders, not the store) and exit 2 with the error "
+        "of each that fails",
     )
     p.add_argument(
         "--check-seconds",
@@ -198,6 +199,11 @@ def _duration(seconds: float) -> str:
 
 def _flags(params: dict) -> str:
     return " ".join(flags(params))
+
+
+def _levels(design: Design, run: Run) -> str:
+    """A run's factor levels as flags (its fixed parameters left out)."""
+    return " ".join(flags({name: run.params[name] for name in design.factors}))
 
 
 def _failure(run: Run, record: dict) -> str:
@@ -405,28 +411,47 @@ def _plan(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if args.check:
-        problem = _trial(design, args.check_seconds, console)
-        if problem is not None:
+        problems = _trials(design, args.check_seconds, args.cores, console)
+        for problem in problems:
             error("plan", problem)
+        if problems:
             return 2
     return 0
 
 
-def _trial(design: Design, seconds: float, console: Console) -> str | None:
-    """``plan --check``: one run of the design's first configuration, its result in a temporary
-    folder, never in the store. None when it finished, or was still running after ``seconds``
-    (it started: its parameters were taken); else its failure in one line, with the last line
-    the program said (OMNeT++'s own error, e.g. a unit it cannot convert)."""
-    run = next(design.runs())
+def _trials(design: Design, seconds: float, cores: int, console: Console) -> list[str]:
+    """``plan --check``: one run of each of the design's covering configurations
+    (:meth:`Design.covering_configurations`: every level of every factor, the first
+    configuration first), ``cores`` at a time, each result in a temporary folder, never in the
+    store. Each line says how a trial went as it ends; returns the failures, each in one line."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    trials = [config.run(design, 1) for config in design.covering_configurations()]
+    console.print(
+        f"check: {len(trials)} configuration{'s' * (len(trials) != 1)} take every level of every "
+        f"factor; each runs once, {min(cores, len(trials))} at a time",
+        highlight=False,
+        soft_wrap=True,  # a line each, for scripts that read them
+    )
+    with ThreadPoolExecutor(max_workers=min(cores, len(trials))) as pool:
+        ended = pool.map(lambda run: _trial(design, run, seconds, console), trials)
+        return [problem for problem in ended if problem is not None]
+
+
+def _trial(design: Design, run: Run, seconds: float, console: Console) -> str | None:
+    """One trial of ``plan --check``: None when the run finished, or was still running after
+    ``seconds`` (it started: its parameters were taken); else its failure in one line, with
+    the last line the program said (OMNeT++'s own error, e.g. a unit it cannot convert)."""
     try:
         design.executable.run(run.params, run.run, timeout=seconds)
     except SimulationError as e:
         if e.returncode is None and e.message.startswith("timed out"):
             console.print(
-                f"check: {run.config_id}/r{run.replication} still running after {seconds:g} s, "
-                "without an error so far",
+                f"check: {run.config_id}/r{run.replication} {_levels(design, run)} still running "
+                f"after {seconds:g} s, without an error so far",
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )
             return None
         said = [line.strip() for line in e.stderr_tail.splitlines() if line.strip()]
@@ -438,7 +463,10 @@ def _trial(design: Design, seconds: float, console: Console) -> str | None:
             f"({e.message}{code})" + (f": {said[-1]}" if said else "")
         )
     console.print(
-        f"check: {run.config_id}/r{run.replication} ran without an error", highlight=False
+        f"check: {run.config_id}/r{run.replication} {_levels(design, run)} ran without an error",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
     )
     return None
 

@@ -490,6 +490,29 @@ class Design(BaseModel):
         """Every configuration (:meth:`iter_configurations`), as a list."""
         return list(self.iter_configurations())
 
+    def covering_configurations(self) -> list[Configuration]:
+        """Few configurations that together take every level of every factor (each level some
+        configuration takes), for a trial of each level, the first configuration first. Passes
+        in order, each taking the configurations that take at least ``need`` levels not yet
+        taken, ``need`` from the number of factors down to 1: a full factorial gets as many as
+        its largest factor has levels (its diagonal), in at most one pass per factor."""
+        names = list(self.factors)
+        left = {(n, value_text(level)) for n, levels in self.factors.items() for level in levels}
+        picked: dict[int, dict[str, Any]] = {}
+        for need in range(len(names), 0, -1):
+            for index, levels in enumerate(self._level_maps()):
+                if not left:
+                    break
+                pairs = {(n, value_text(levels[n])) for n in names} & left
+                if len(pairs) >= need:
+                    picked[index] = levels
+                    left -= pairs
+        return [
+            Configuration(index, config_id(params), params)
+            for index, levels in sorted(picked.items())
+            for params in [{**levels, **self.fixed}]
+        ]
+
     def configuration(self, cid: str) -> Configuration:
         """The configuration with this config_id."""
         for config in self.iter_configurations():
