@@ -3,6 +3,7 @@ random stream each, ``rng_run``). Stores depend on both: their arithmetic never 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -95,6 +96,7 @@ def rng_run(base_seed: int, cid: str, replication: int, streams: int = 2) -> int
     return (_permute48(base_seed, int(cid, 16)) << 15) | replication
 
 
+@functools.lru_cache(maxsize=4096)  # a configuration's replications in turn: one computation
 def _permute48(key: int, value: int) -> int:
     """A permutation of 48-bit integers chosen by ``key`` (Feistel: any round function gives
     a bijection)."""
