@@ -222,7 +222,7 @@ def test_plan_check_tries_every_level_of_every_factor_not_only_the_first_configu
     results = tmp_path / "results"
     proc = cli("plan", str(design), "--results", str(results), "--check", "--cores", "2")
     assert proc.returncode == USAGE_ERROR, proc.stdout + proc.stderr
-    assert "check: 3 configurations take every level of every factor; each runs once, 2 at a " \
+    assert "check: 3 configurations take every level of every factor; each once, 2 at a " \
         "time" in proc.stdout  # fmt: skip
     passed = [line for line in proc.stdout.splitlines() if line.endswith("ran without an error")]
     assert [line.split()[2:4] for line in sorted(passed)] == [
@@ -232,6 +232,11 @@ def test_plan_check_tries_every_level_of_every_factor_not_only_the_first_configu
     said = proc.stderr.strip().splitlines()
     assert len(said) == 1 and "--x=-1 --z=a failed (trial failed, exit code 1)" in said[0], said
     assert not (results / "trial" / "runs").exists()
+    proc = cli("plan", str(design), "--results", str(results), "--check", "--check-runs", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the third, failing, is not run
+    assert "check: 3 configurations take every level of every factor; the first 2 run " \
+        "(--check-runs N for more), each once" in proc.stdout  # fmt: skip
+    assert proc.stdout.count("ran without an error") == 2
 
 
 @pytest.mark.slow  # a sweep or a real report: several seconds

@@ -37,6 +37,8 @@ INCOMPLETE = 3
 LIST_LIMIT = 20
 #: Configurations `satsweep plan` lists unless told (--rows).
 PLAN_ROWS = 1000
+#: Trial runs `satsweep plan --check` makes at most unless told (--check-runs).
+CHECK_RUNS = 32
 
 
 def add(commands: Subparsers) -> None:
@@ -129,6 +131,14 @@ def add(commands: Subparsers) -> None:
         metavar="S",
         help="--check: a run still going after S seconds has started well and is stopped "
         "(default 60)",
+    )
+    p.add_argument(
+        "--check-runs",
+        type=positive,
+        default=CHECK_RUNS,
+        metavar="N",
+        help="--check: run at most the first N of those configurations (default "
+        f"{CHECK_RUNS}; a factor of many levels would otherwise run many)",
     )
     p.set_defaults(func=_plan)
 
@@ -411,7 +421,7 @@ def _plan(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if args.check:
-        problems = _trials(design, args.check_seconds, args.cores, console)
+        problems = _trials(design, args.check_seconds, args.check_runs, args.cores, console)
         for problem in problems:
             error("plan", problem)
         if problems:
@@ -419,17 +429,21 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _trials(design: Design, seconds: float, cores: int, console: Console) -> list[str]:
+def _trials(design: Design, seconds: float, most: int, cores: int, console: Console) -> list[str]:
     """``plan --check``: one run of each of the design's covering configurations
     (:meth:`Design.covering_configurations`: every level of every factor, the first
-    configuration first), ``cores`` at a time, each result in a temporary folder, never in the
-    store. Each line says how a trial went as it ends; returns the failures, each in one line."""
+    configuration first), at most ``most`` of them, ``cores`` at a time, each result in a
+    temporary folder, never in the store. Each line says how a trial went as it ends; returns
+    the failures, each in one line."""
     from concurrent.futures import ThreadPoolExecutor
 
-    trials = [config.run(design, 1) for config in design.covering_configurations()]
+    covering = design.covering_configurations()
+    trials = [config.run(design, 1) for config in covering[:most]]
     console.print(
-        f"check: {len(trials)} configuration{'s' * (len(trials) != 1)} take every level of every "
-        f"factor; each runs once, {min(cores, len(trials))} at a time",
+        f"check: {len(covering)} configuration{'s' * (len(covering) != 1)} take every level of "
+        f"every factor; "
+        + (f"the first {most} run (--check-runs N for more), " if len(covering) > most else "")
+        + f"each once, {min(cores, len(trials))} at a time",
         highlight=False,
         soft_wrap=True,  # a line each, for scripts that read them
     )
