@@ -440,8 +440,8 @@ def _trials(design: Design, seconds: float, most: int, cores: int, console: Cons
     covering = design.covering_configurations()
     trials = [config.run(design, 1) for config in covering[:most]]
     console.print(
-        f"check: {len(covering)} configuration{'s' * (len(covering) != 1)} take every level of "
-        f"every factor; "
+        f"check: {len(covering)} configuration{'s take' if len(covering) != 1 else ' takes'} "
+        "every level of every factor; "
         + (f"the first {most} run (--check-runs N for more), " if len(covering) > most else "")
         + f"each once, {min(cores, len(trials))} at a time",
         highlight=False,
