@@ -20,8 +20,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -35,6 +37,7 @@ from satsweep.engine import omnetpp as adapter
 from satsweep.engine.omnetpp import OmnetppParameter, mt_state, option_value, seed_set
 from satsweep.store import Store
 from tests.support import REPO
+from tests.support.processes import mentioning, wait_until
 
 SATSWEEP = Path(sys.prefix) / "bin" / "satsweep"
 ADAPTER = Path(sys.prefix) / "bin" / adapter.COMMAND
@@ -252,6 +255,27 @@ def test_plan_check_passes_a_run_that_works_or_is_still_running(tmp_path):
     assert "still running after 2 s, without an error so far" in proc.stdout
     proc = cli("plan", str(slow), "--results", str(results))  # no --check: nothing runs
     assert proc.returncode == 0 and "check:" not in proc.stdout
+
+
+@pytest.mark.slow  # a few seconds
+def test_ctrl_c_stops_plan_check_s_trials_at_once(tmp_path):
+    """Ctrl-C reaches only the main thread: the trials, each in a process group of its own,
+    are killed then, not waited for (x = 0 sleeps 120 s); exit 130, nothing left running."""
+    design = trial_design(tmp_path, [0], z=["a", "b"])
+    results = tmp_path / "results"
+    command = [str(SATSWEEP), "plan", str(design), "--results", str(results), "--check"]
+    proc = subprocess.Popen([*command, "--cores", "2"], stderr=subprocess.PIPE, text=True)
+    trials = lambda: mentioning(str(tmp_path / "trial.py"))  # noqa: E731
+    try:
+        wait_until(lambda: len(trials()) == 2, 30, "both trials running")
+        interrupted = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert time.monotonic() - interrupted < 10 and proc.returncode == 130, err
+    assert err.strip() == "satsweep plan: error: interrupted: the trial runs were stopped", err
+    assert not trials()
 
 
 # ---- seeds, no OMNeT++ needed ---------------------------------------------------------------

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import datetime as dt
 import itertools
+import os
 import signal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from satsweep.analysis import precision
@@ -27,6 +30,7 @@ from satsweep.engine import SimulationError, flags, value_text
 from satsweep.store import Store, StoreError
 from satsweep.workflow import run as sweep
 from satsweep.workflow import usable_cores
+from satsweep.workflow.jobs import proc_stat
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -421,7 +425,11 @@ def _plan(args: argparse.Namespace) -> int:
             highlight=False,
         )
     if args.check:
-        problems = _trials(design, args.check_seconds, args.check_runs, args.cores, console)
+        try:
+            problems = _trials(design, args.check_seconds, args.check_runs, args.cores, console)
+        except KeyboardInterrupt:
+            error("plan", "interrupted: the trial runs were stopped")
+            return 130
         for problem in problems:
             error("plan", problem)
         if problems:
@@ -435,7 +443,7 @@ def _trials(design: Design, seconds: float, most: int, cores: int, console: Cons
     configuration first), at most ``most`` of them, ``cores`` at a time, each result in a
     temporary folder, never in the store. Each line says how a trial went as it ends; returns
     the failures, each in one line."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     covering = design.covering_configurations()
     trials = [config.run(design, 1) for config in covering[:most]]
@@ -448,8 +456,26 @@ def _trials(design: Design, seconds: float, most: int, cores: int, console: Cons
         soft_wrap=True,  # a line each, for scripts that read them
     )
     with ThreadPoolExecutor(max_workers=min(cores, len(trials))) as pool:
-        ended = pool.map(lambda run: _trial(design, run, seconds, console), trials)
-        return [problem for problem in ended if problem is not None]
+        ended = [pool.submit(_trial, design, run, seconds, console) for run in trials]
+        try:
+            return [problem for trial in ended if (problem := trial.result()) is not None]
+        except BaseException:  # Ctrl-C: only this thread hears it, and it would wait for each
+            pool.shutdown(wait=False, cancel_futures=True)  # no trial starts any more
+            while running := [trial for trial in ended if not trial.done()]:
+                _stop_trials()
+                wait(running, timeout=0.2)
+            raise
+
+
+def _stop_trials() -> None:
+    """Kills the process group of each trial still running: this process's children, each the
+    leader of its own group (the program's children with it)."""
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir():
+        fields = proc_stat(entry.name) if entry.name.isdigit() else None
+        if fields is not None and fields[1] == me:
+            with contextlib.suppress(OSError):
+                os.killpg(int(entry.name), signal.SIGKILL)
 
 
 def _trial(design: Design, run: Run, seconds: float, console: Console) -> str | None:
