@@ -521,8 +521,9 @@ def test_the_covering_configurations_take_every_level_the_design_takes(
     tmp_path, program, body, trials
 ):
     """plan --check's trials: configurations of the design, the first first, that together
-    take every level each factor takes in the design; for a factorial, as many as its largest
-    factor has levels, even with a cell excluded."""
+    take every level each factor takes in the design, each adding no more new levels than the
+    one before (--check-runs keeps the first); for a factorial, as many as its largest factor
+    has levels, even with a cell excluded."""
     path = write(tmp_path, f"study: cover\nprogram: {REPO / 'tests' / 'programs' / program}\n"
                  f"{body}\nreplications: 1\n")  # fmt: skip
     design = load_design(path)
@@ -532,3 +533,8 @@ def test_the_covering_configurations_take_every_level_the_design_takes(
     assert all(c == every[c.index] for c in covering)  # the design's own, ids included
     assert _taken(design, covering) == _taken(design, every)
     assert len(covering) == trials < len(every)
+    taken, new = set(), []  # the levels each adds: never more than the one before it
+    for configuration in covering:
+        new.append(len(_taken(design, [configuration]) - taken))
+        taken |= _taken(design, [configuration])
+    assert new == sorted(new, reverse=True) and new[-1] > 0, new

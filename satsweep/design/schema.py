@@ -492,10 +492,12 @@ class Design(BaseModel):
 
     def covering_configurations(self) -> list[Configuration]:
         """Few configurations that together take every level of every factor (each level some
-        configuration takes), for a trial of each level, the first configuration first. Passes
-        in order, each taking the configurations that take at least ``need`` levels not yet
-        taken, ``need`` from the number of factors down to 1: a full factorial gets as many as
-        its largest factor has levels (its diagonal), in at most one pass per factor."""
+        configuration takes), for a trial of each level, in the order they are picked: the first
+        configuration first, and none takes more levels not yet taken than one before it (the
+        first N of them are the best N to try). Passes in order, each taking the configurations
+        that take at least ``need`` levels not yet taken, ``need`` from the number of factors
+        down to 1: a full factorial gets as many as its largest factor has levels (its
+        diagonal), in at most one pass per factor."""
         names = list(self.factors)
         left = {(n, value_text(level)) for n, levels in self.factors.items() for level in levels}
         picked: dict[int, dict[str, Any]] = {}
@@ -509,7 +511,7 @@ class Design(BaseModel):
                     left -= pairs
         return [
             Configuration(index, config_id(params), params)
-            for index, levels in sorted(picked.items())
+            for index, levels in picked.items()
             for params in [{**levels, **self.fixed}]
         ]
 
