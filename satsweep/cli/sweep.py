@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import datetime as dt
 import itertools
-import os
 import signal
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from satsweep.analysis import precision
@@ -30,7 +27,6 @@ from satsweep.engine import SimulationError, flags, value_text
 from satsweep.store import Store, StoreError
 from satsweep.workflow import run as sweep
 from satsweep.workflow import usable_cores
-from satsweep.workflow.jobs import proc_stat
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -462,20 +458,9 @@ def _trials(design: Design, seconds: float, most: int, cores: int, console: Cons
         except BaseException:  # Ctrl-C: only this thread hears it, and it would wait for each
             pool.shutdown(wait=False, cancel_futures=True)  # no trial starts any more
             while running := [trial for trial in ended if not trial.done()]:
-                _stop_trials()
+                sweep.kill_child_groups()  # each trial's program, in its own group
                 wait(running, timeout=0.2)
             raise
-
-
-def _stop_trials() -> None:
-    """Kills the process group of each trial still running: this process's children, each the
-    leader of its own group (the program's children with it)."""
-    me = str(os.getpid())
-    for entry in Path("/proc").iterdir():
-        fields = proc_stat(entry.name) if entry.name.isdigit() else None
-        if fields is not None and fields[1] == me:
-            with contextlib.suppress(OSError):
-                os.killpg(int(entry.name), signal.SIGKILL)
 
 
 def _trial(design: Design, run: Run, seconds: float, console: Console) -> str | None:

@@ -252,6 +252,17 @@ def _processes() -> dict[Process, int]:
     return found
 
 
+def kill_child_groups() -> None:
+    """Kills the process group of each child of this process, each the leader of its own (a
+    program run by :meth:`Program.run`, with its children): a thread waiting for one cannot
+    be interrupted, its program can."""
+    me = os.getpid()
+    for (pid, _), parent in _processes().items():
+        if parent == me:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+
+
 def _holders(path: Path) -> set[int]:
     """Pids of the processes that have ``path`` open."""
     target = str(path)
