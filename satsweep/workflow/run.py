@@ -212,6 +212,11 @@ LOCK_FILE = ".satsweep.lock"
 STOP_GRACE_S = 20.0
 
 
+#: How long a lock that no live process holds open is waited for: a killed run's processes
+#: leave /proc's descriptor lists a moment before the kernel releases their locks.
+RELEASE_GRACE_S = 5.0
+
+
 @contextmanager
 def lock_store(store_dir: Path) -> Iterator[int]:
     """Locks the store (yields the lock's descriptor, for Snakemake to inherit); SweepBusy when
@@ -219,20 +224,31 @@ def lock_store(store_dir: Path) -> Iterator[int]:
     store_dir.mkdir(parents=True, exist_ok=True)
     path = store_dir / LOCK_FILE
     with open(path, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(path)}") from None
+        if not _take_lock(handle, path):
+            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(path)}")
         jobs = store_dir / JOBS_LOCK
         with open(jobs, "a") as job_lock:  # each job holds it shared while it runs
-            try:
-                fcntl.flock(job_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not _take_lock(job_lock, jobs):
                 raise SweepBusy(
                     f"jobs of an earlier satsweep run still write to {store_dir}{_held_by(jobs)}; "
                     "wait until they end, or stop them"
-                ) from None
+                )
         yield handle.fileno()
+
+
+def _take_lock(handle, path: Path) -> bool:
+    """Takes ``handle``'s lock (exclusive); False while a live process holds ``path`` open. A
+    lock no process holds open is being released by an exiting one (a run just killed) and is
+    waited for, up to :data:`RELEASE_GRACE_S`."""
+    deadline = time.monotonic() + RELEASE_GRACE_S
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if _holders(path) - {os.getpid()} or time.monotonic() > deadline:
+                return False
+        time.sleep(0.02)
 
 
 # -- the processes of a run (Linux /proc) ---------------------------------------------------
