@@ -382,4 +382,19 @@ Json::DumpTo(std::string& out, int indent, int depth) const
     }
 }
 
+Json
+MeanOrNull(const std::vector<double>& values)
+{
+    if (values.empty())
+    {
+        return Json();
+    }
+    double sum = 0;
+    for (double v : values)
+    {
+        sum += v;
+    }
+    return Json(sum / values.size());
+}
+
 } // namespace satsweep

@@ -91,6 +91,9 @@ class Json
         m_value;
 };
 
+/// @return the mean of @p values, null for none: a result's mean of nothing measured
+Json MeanOrNull(const std::vector<double>& values);
+
 } // namespace satsweep
 
 #endif /* SATSWEEP_JSON_H */

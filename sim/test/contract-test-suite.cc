@@ -216,6 +216,8 @@ class JsonTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ((Json(Json::Array{1, "a"}) == Json(Json::Array{1.0, "a"})),
                               true,
                               "arrays");
+        NS_TEST_EXPECT_MSG_EQ(satsweep::MeanOrNull({}).IsNull(), true, "mean of none is null");
+        NS_TEST_EXPECT_MSG_EQ(satsweep::MeanOrNull({1, 2, 4}).GetDouble(), 7.0 / 3, "mean");
     }
 };
 

@@ -29,6 +29,7 @@
 
 using namespace ns3;
 using satsweep::Json;
+using satsweep::MeanOrNull;
 using satsweep::ValueType;
 
 namespace barakat
@@ -276,22 +277,6 @@ Listen(const Config& c, Ptr<Node> receiver)
     return listener;
 }
 
-/// @return the mean of @p values, null when there are none
-Json
-Mean(const std::vector<double>& values)
-{
-    if (values.empty())
-    {
-        return Json();
-    }
-    double sum = 0;
-    for (double v : values)
-    {
-        sum += v;
-    }
-    return Json(sum / values.size());
-}
-
 /// @return @p value, null when absent
 template <typename T>
 Json
@@ -447,16 +432,16 @@ RunScenario(const Config& c)
         {"bdp", BdpPackets(c)},
         {"transfers", static_cast<uint64_t>(duration.size())},
         {"unfinished", unfinished},
-        {"throughput", Mean(throughput)},
-        {"duration", Mean(duration)},
-        {"retxRatio", Mean(retxRatio)},
-        {"ssLoss", Mean(ssLoss)},
-        {"wb", Mean(wb)},
-        {"wd", Mean(wd)},
-        {"ssthreshAfter", Mean(ssthreshAfter)},
-        {"drops", Mean(drops)},
-        {"timeouts", Mean(timeouts)},
-        {"fastRetransmits", Mean(fastRetransmits)},
+        {"throughput", MeanOrNull(throughput)},
+        {"duration", MeanOrNull(duration)},
+        {"retxRatio", MeanOrNull(retxRatio)},
+        {"ssLoss", MeanOrNull(ssLoss)},
+        {"wb", MeanOrNull(wb)},
+        {"wd", MeanOrNull(wd)},
+        {"ssthreshAfter", MeanOrNull(ssthreshAfter)},
+        {"drops", MeanOrNull(drops)},
+        {"timeouts", MeanOrNull(timeouts)},
+        {"fastRetransmits", MeanOrNull(fastRetransmits)},
         {"otherDrops", recorder.GetOtherDrops()},
         {"events", Simulator::GetEventCount()},
     });

@@ -1,5 +1,6 @@
 #include "sabt-scenario.h"
 
+#include "sabt-pool-use.h"
 #include "sabt-web.h"
 
 #include "helper/parallel-paths-helper.h"
@@ -158,9 +159,7 @@ class Recorder
         }
         if (measured)
         {
-            const double pool = static_cast<double>(m_manager->GetPool());
-            m_poolAssigned.push_back(assigned / pool);
-            m_poolUsed.push_back(m_manager->GetUnacknowledged() / pool);
+            m_poolUse.Sample(assigned, *m_manager);
         }
     }
 
@@ -169,14 +168,9 @@ class Recorder
         return std::move(m_rows);
     }
 
-    const std::vector<double>& PoolAssigned() const
+    const PoolUse& Pool() const
     {
-        return m_poolAssigned;
-    }
-
-    const std::vector<double>& PoolUsed() const
-    {
-        return m_poolUsed;
+        return m_poolUse;
     }
 
   private:
@@ -185,8 +179,7 @@ class Recorder
     double m_measureStart;               //!< s
     std::vector<Connection> m_connections;
     Json::Array m_rows;                  //!< the timeline table
-    std::vector<double> m_poolAssigned;  //!< assigned / pool at each measured reassignment
-    std::vector<double> m_poolUsed;      //!< unacknowledged / pool then
+    PoolUse m_poolUse;                   //!< at each measured reassignment
 };
 
 /// Listens at receiver @p i, ACKing every packet, and counts the bytes it gets.
@@ -391,8 +384,8 @@ RunScenario(const Config& c)
         {"throughput1", throughput[0] / 1e6},
         {"efficiency", Efficiency(throughput, capacity)},
         {"fairness", FairnessIndex(throughput, ideal)},
-        {"poolAssigned", MeanAndStd(recorder.PoolAssigned()).first},
-        {"poolUsed", MeanAndStd(recorder.PoolUsed()).first},
+        {"poolAssigned", MeanAndStd(recorder.Pool().Assigned()).first},
+        {"poolUsed", MeanAndStd(recorder.Pool().Used()).first},
         {"bufferStd", bufferSpread},
         {"meanLoss", MeanAndStd(lossRates).first},
         {"timeouts", timeouts},

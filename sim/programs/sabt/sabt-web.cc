@@ -1,5 +1,6 @@
 #include "sabt-web.h"
 
+#include "sabt-pool-use.h"
 #include "sabt-scenario.h"
 
 #include "helper/parallel-paths-helper.h"
@@ -24,6 +25,7 @@
 
 using namespace ns3;
 using satsweep::Json;
+using satsweep::MeanOrNull;
 
 namespace sabt
 {
@@ -132,9 +134,7 @@ class WebRecorder
         {
             assigned += c.active ? c.assigned : 0;
         }
-        const double pool = static_cast<double>(m_manager->GetPool());
-        m_poolAssigned.push_back(assigned / pool);
-        m_poolUsed.push_back(m_manager->GetUnacknowledged() / pool);
+        m_poolUse.Sample(assigned, *m_manager);
     }
 
     /// @return when the measured window begins, s
@@ -153,14 +153,9 @@ class WebRecorder
         return m_documents;
     }
 
-    const std::vector<double>& PoolAssigned() const
+    const PoolUse& Pool() const
     {
-        return m_poolAssigned;
-    }
-
-    const std::vector<double>& PoolUsed() const
-    {
-        return m_poolUsed;
+        return m_poolUse;
     }
 
   private:
@@ -171,25 +166,8 @@ class WebRecorder
     std::vector<size_t> m_open;              //!< client -> its last request in m_requests
     std::vector<Request> m_requests;         //!< in start order
     std::vector<Document> m_documents;       //!< by the server's index
-    std::vector<double> m_poolAssigned;      //!< assigned / pool at each measured reassignment
-    std::vector<double> m_poolUsed;          //!< unacknowledged / pool then
+    PoolUse m_poolUse;                       //!< at each measured reassignment
 };
-
-/// @return the mean of @p values, null for none
-Json
-Mean(const std::vector<double>& values)
-{
-    if (values.empty())
-    {
-        return Json();
-    }
-    double sum = 0;
-    for (double v : values)
-    {
-        sum += v;
-    }
-    return Json(sum / values.size());
-}
 
 /// @return the clients' bytes read so far
 uint64_t
@@ -320,8 +298,8 @@ RunWeb(const Config& c)
         {"throughput1", Json()},
         {"efficiency", bps / lan.rate},
         {"fairness", Json()},
-        {"poolAssigned", Mean(recorder.PoolAssigned())},
-        {"poolUsed", Mean(recorder.PoolUsed())},
+        {"poolAssigned", MeanOrNull(recorder.Pool().Assigned())},
+        {"poolUsed", MeanOrNull(recorder.Pool().Used())},
         {"bufferStd", Json()},
         {"meanLoss", Json()},
         {"timeouts", timeouts},
@@ -329,9 +307,9 @@ RunWeb(const Config& c)
         {"duration", Json()},
         {"requests", static_cast<uint64_t>(all.size())},
         {"unfinished", unfinished},
-        {"responseTime", Mean(all)},
-        {"responseSmall", Mean(small)},
-        {"responseLarge", Mean(large)},
+        {"responseTime", MeanOrNull(all)},
+        {"responseSmall", MeanOrNull(small)},
+        {"responseLarge", MeanOrNull(large)},
         {"events", Simulator::GetEventCount()},
     });
     Json result(Json::Object{{"summary", summary},
