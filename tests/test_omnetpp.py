@@ -16,7 +16,7 @@ import pytest
 
 from satsweep.design import DesignError, load_design
 from satsweep.engine import USAGE_ERROR, Program
-from satsweep.engine.omnetpp import OmnetppAdapter
+from satsweep.engine.omnetpp import OmnetppAdapter, installation
 from tests.support import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "omnetpp-dumbbell"
@@ -113,6 +113,30 @@ def test_a_study_runs_in_a_folder_whose_path_holds_the_ned_path_s_separators(tmp
     """OMNeT++ splits its NED path (-n) at ';' and ':': the declared NED folders go to opp_run
     relative to the study's folder, where it runs, so any folder above it may hold them."""
     study = tmp_path / folder / "study"
+    shutil.copytree(EXAMPLE, study)
+    program = OmnetppAdapter.study(study / "omnetpp.ini", "Bulk")
+    proc = adapter(program, "--run=1", "--flows=1", f"--out={tmp_path / 'r.json'}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["bytes_received"] > 0
+
+
+@pytest.mark.parametrize(
+    ("inet_link", "study_folder"),
+    [("a;b/inet", "a;b/study"), ("in:et", "study")],
+    ids=["above-both", "inet-s-own-name"],
+)
+def test_inet_in_a_folder_whose_path_holds_the_ned_path_s_separators(
+    tmp_path, monkeypatch, inet_link, study_folder
+):
+    """INET's folder (INET_ROOT, or a home folder with ';') goes to opp_run relative to the
+    study's folder when the separator is above both, else by its real path."""
+    omnetpp, inet = installation()
+    link = tmp_path / inet_link
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(inet)
+    monkeypatch.setenv("OMNETPP_ROOT", str(omnetpp))
+    monkeypatch.setenv("INET_ROOT", str(link))
+    study = tmp_path / study_folder
     shutil.copytree(EXAMPLE, study)
     program = OmnetppAdapter.study(study / "omnetpp.ini", "Bulk")
     proc = adapter(program, "--run=1", "--flows=1", f"--out={tmp_path / 'r.json'}")

@@ -153,6 +153,23 @@ def test_the_shipped_declarations_keep_their_units_as_labels(folder, config, uni
     assert not any(p.attach for p in declared.parameters if p.unit)  # NED parameters unitless
 
 
+def test_the_ned_path_keeps_its_separators_out_of_every_folder(tmp_path):
+    """OMNeT++ splits -n at ';' and ':' with no escape: a folder holding one goes relative to
+    the study's folder, or by its real path; one that holds it every way is refused."""
+    study = tmp_path / "a;b" / "study"
+    elsewhere = tmp_path / "x:y"
+    for folder in (study / "ned", elsewhere / "inet", tmp_path / "inet"):
+        folder.mkdir(parents=True)
+    (tmp_path / "in;et").symlink_to(tmp_path / "inet")
+    plain = [Path("ned"), tmp_path / "inet"]
+    assert adapter.ned_path(plain, study) == f"ned:{tmp_path / 'inet'}"  # as they were
+    above = adapter.ned_path([Path("ned"), tmp_path / "a;b" / "inet"], study)
+    assert above == "ned:../inet"
+    assert adapter.ned_path([tmp_path / "in;et"], study) == str(tmp_path / "inet")
+    with pytest.raises(adapter.OmnetppError, match=r"the NED folder .*x:y/inet holds ';' or ':'"):
+        adapter.ned_path([elsewhere / "inet"], study)
+
+
 def test_a_parameter_may_not_take_an_option_of_the_adapter(tmp_path):
     ini = study(tmp_path, [{"name": "seeds", "type": "int", "default": 1}])
     proc = describe(ini)

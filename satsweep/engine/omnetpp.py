@@ -348,6 +348,31 @@ class OmnetppStudy:
 # ---- the adapter's command ------------------------------------------------------------------
 
 
+#: What OMNeT++ splits its NED path (``-n``) at, with no way to escape either.
+NED_PATH_SEPARATORS = (";", ":")
+
+
+def ned_path(folders: Sequence[Path], base: Path) -> str:
+    """The NED path (``-n``) of ``folders`` for opp_run running in ``base``. A folder whose
+    path holds a separator (:data:`NED_PATH_SEPARATORS`) is given relative to ``base`` (which
+    leaves out the folders the two share), else by its real path (which resolves a symbolic
+    link of that name), else relative to ``base`` again; OmnetppError when all of them do."""
+    entries = []
+    for folder in folders:
+        real = os.path.realpath(base / folder)
+        candidates = [str(folder), os.path.relpath(base / folder, base), real]
+        candidates.append(os.path.relpath(real, os.path.realpath(base)))
+        clean = [c for c in candidates if not any(sep in c for sep in NED_PATH_SEPARATORS)]
+        if not clean:
+            raise OmnetppError(
+                f"the NED folder {folder} holds ';' or ':', which OMNeT++ splits its NED path "
+                "at, even relative to the study's folder and resolved; allowed: a folder "
+                "without them (a symbolic link to it will do)"
+            )
+        entries.append(clean[0])
+    return os.pathsep.join(entries)
+
+
 def installation() -> tuple[Path, Path]:
     """OMNETPP_ROOT and INET_ROOT: from the environment, else from ``<prefix>/omnetpp.env``,
     which ``./setup.sh --with-omnetpp`` writes."""
@@ -809,7 +834,7 @@ def command_line(
         str(omnetpp / "bin" / "opp_run"),
         *("-u", "Cmdenv", "-c", study.config, "-r", "0"),
         "-n",
-        os.pathsep.join(str(p) for p in study.ned_folders(inet)),
+        ned_path(study.ned_folders(inet), study.base),
         *(f"-l{lib}" for lib in study.libraries(inet)),
         f"--result-dir={result_dir}",
         "--output-scalar-file=${resultdir}/run.sca",
@@ -884,7 +909,7 @@ def trial(
             str(omnetpp / "bin" / "opp_run"),
             *("-u", "Cmdenv", "-c", config, "-r", "0"),
             "-n",
-            os.pathsep.join([".", str(inet / "src")]),  # run in the ini's folder (ned_folders)
+            ned_path([Path("."), inet / "src"], ini.parent),  # run in the ini's folder
             f"-l{inet / 'src' / 'INET'}",
             *(f"-l{lib}" for lib in libraries),
             f"--result-dir={scratch}",
