@@ -657,11 +657,11 @@ def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys, backgr
 
 
 HOLD_LOCK = """\
-import fcntl, sys, time
+import fcntl, sys
 handle = open(sys.argv[1], "a")
 fcntl.flock(handle, fcntl.LOCK_EX)
 print("locked", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()  # held until told
 """
 
 
@@ -670,38 +670,43 @@ def test_a_lock_a_killed_run_is_releasing_is_waited_for(tmp_path, monkeypatch, l
     """A run killed with SIGKILL leaves /proc's descriptor lists a moment before the kernel
     frees its locks (seen in CI: the next run refused, naming no holder). A lock no process
     holds open is waited for; one held by a live process is refused after the grace."""
+    import threading
+
     from satsweep.workflow import run as workflow_run
 
     monkeypatch.setattr(workflow_run, "_holders", lambda path: set())  # the window, held open
     store = tmp_path / "store"
     store.mkdir()
+    path = store / getattr(workflow_run, lock)
+    command = [sys.executable, "-c", HOLD_LOCK, str(path)]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as held:
+        assert held.stdout.readline() == "locked\n"
+        told = threading.Event()
 
-    def holder(seconds: float) -> subprocess.Popen:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                HOLD_LOCK,
-                str(store / getattr(workflow_run, lock)),
-                str(seconds),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout.readline() == "locked\n"
-        return proc
+        def let_go() -> None:
+            told.set()  # before the holder can let go: the lock cannot be taken before this
+            held.stdin.write("\n")
+            held.stdin.flush()
 
-    releasing = holder(0.5)
-    with workflow_run.lock_store(store):
-        assert releasing.poll() == 0  # taken only once the holder had ended
+        timer = threading.Timer(0.5, let_go)
+        timer.start()
+        try:
+            with workflow_run.lock_store(store):
+                assert told.is_set()  # waited for, not refused
+        finally:
+            timer.cancel()
+        assert held.wait(timeout=30) == 0
+
     monkeypatch.setattr(workflow_run, "RELEASE_GRACE_S", 0.5)
-    stuck = holder(120)
-    try:
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as stuck:
+        assert stuck.stdout.readline() == "locked\n"
         with pytest.raises(workflow_run.SweepBusy), workflow_run.lock_store(store):
             pass
-    finally:
         stuck.kill()
-        stuck.wait()
 
 
 @pytest.mark.slow
