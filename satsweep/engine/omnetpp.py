@@ -33,7 +33,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -357,19 +357,25 @@ def ned_path(folders: Sequence[Path], base: Path) -> str:
     path holds a separator (:data:`NED_PATH_SEPARATORS`) is given relative to ``base`` (which
     leaves out the folders the two share), else by its real path (which resolves a symbolic
     link of that name), else relative to ``base`` again; OmnetppError when all of them do."""
+
+    def candidates(folder: Path) -> Iterator[str]:  # lazily: a clean path costs no syscall
+        yield str(folder)
+        yield os.path.relpath(base / folder, base)
+        yield (real := os.path.realpath(base / folder))
+        yield os.path.relpath(real, os.path.realpath(base))
+
     entries = []
     for folder in folders:
-        real = os.path.realpath(base / folder)
-        candidates = [str(folder), os.path.relpath(base / folder, base), real]
-        candidates.append(os.path.relpath(real, os.path.realpath(base)))
-        clean = [c for c in candidates if not any(sep in c for sep in NED_PATH_SEPARATORS)]
-        if not clean:
+        clean = next(
+            (c for c in candidates(folder) if not any(s in c for s in NED_PATH_SEPARATORS)), None
+        )
+        if clean is None:
             raise OmnetppError(
                 f"the NED folder {folder} holds ';' or ':', which OMNeT++ splits its NED path "
                 "at, even relative to the study's folder and resolved; allowed: a folder "
                 "without them (a symbolic link to it will do)"
             )
-        entries.append(clean[0])
+        entries.append(clean)
     return os.pathsep.join(entries)
 
 

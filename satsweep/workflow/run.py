@@ -224,30 +224,33 @@ def lock_store(store_dir: Path) -> Iterator[int]:
     store_dir.mkdir(parents=True, exist_ok=True)
     path = store_dir / LOCK_FILE
     with open(path, "a") as handle:
-        if not _take_lock(handle, path):
-            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(path)}")
+        holders = _take_lock(handle, path)
+        if holders is not None:
+            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(holders)}")
         jobs = store_dir / JOBS_LOCK
         with open(jobs, "a") as job_lock:  # each job holds it shared while it runs
-            if not _take_lock(job_lock, jobs):
+            holders = _take_lock(job_lock, jobs)
+            if holders is not None:
                 raise SweepBusy(
-                    f"jobs of an earlier satsweep run still write to {store_dir}{_held_by(jobs)}; "
-                    "wait until they end, or stop them"
+                    f"jobs of an earlier satsweep run still write to {store_dir}"
+                    f"{_held_by(holders)}; wait until they end, or stop them"
                 )
         yield handle.fileno()
 
 
-def _take_lock(handle, path: Path) -> bool:
-    """Takes ``handle``'s lock (exclusive); False while a live process holds ``path`` open. A
-    lock no process holds open is being released by an exiting one (a run just killed) and is
-    waited for, up to :data:`RELEASE_GRACE_S`."""
+def _take_lock(handle, path: Path) -> set[int] | None:
+    """Takes ``handle``'s lock (exclusive): None once taken, else the other processes that
+    hold ``path`` open. A lock no process holds open is being released by an exiting one (a
+    run just killed) and is waited for, up to :data:`RELEASE_GRACE_S`."""
     deadline = time.monotonic() + RELEASE_GRACE_S
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
+            return None
         except BlockingIOError:
-            if _holders(path) - {os.getpid()} or time.monotonic() > deadline:
-                return False
+            holders = _holders(path) - {os.getpid()}
+            if holders or time.monotonic() > deadline:
+                return holders
         time.sleep(0.02)
 
 
@@ -302,9 +305,9 @@ def _command_of(pid: int) -> str:
     return text if len(text) <= 100 else text[:97] + "..."
 
 
-def _held_by(path: Path) -> str:
+def _held_by(holders: set[int]) -> str:
     """`` (held by pid N: its command; ...)`` of the processes holding a lock file."""
-    pids = sorted(_holders(path) - {os.getpid()})
+    pids = sorted(holders)
     if not pids:
         return ""
     named = "; ".join(f"pid {pid}: {_command_of(pid)}" for pid in pids[:3])
