@@ -49,7 +49,7 @@ if REMOTE:
     )
 else:
     PASS = config.get("pass") or uuid.uuid4().hex
-    WORKERS = max(1, min(workflow.cores, len(DESIGN.configurations)))
+    WORKERS = max(1, min(workflow.cores, DESIGN.n_configurations))  # counted, not expanded
 
 
 rule all:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from satsweep import cli
-from satsweep.design import Design, DesignError, load_design
+from satsweep.design import Design, DesignError, config_id, load_design
 from satsweep.design.fraction import Fraction, FractionError, choose_generators
 
 EFFECTS = Path(__file__).parent / "programs" / "effects.py"
@@ -55,6 +55,20 @@ def test_a_resolution_gets_the_smallest_fraction(k: int, resolution: int, runs: 
     fraction = choose_generators([f"f{i}" for i in range(k)], resolution)
     assert 2 ** (k - len(fraction.generators)) == runs
     assert fraction.resolution >= resolution
+
+
+def test_the_next_expansion_takes_the_ids_of_the_first(tmp_path: Path, monkeypatch) -> None:
+    """A design keeps its configurations' ids once it has expanded them all (its stream check
+    does): the next expansion gives the same configurations, ids spelled as config_id spells
+    them (12 hex digits, leading zeros too), without computing one again."""
+    sd = ", sd: [0, 0.1, 0.2, 0.5, 1, 2, 5]}\n"  # 32 x 7 configurations
+    design = load_design(write(tmp_path, FIVE.replace("}\n", sd)))
+    expected = [(c.index, config_id(c.params), c.params) for c in design.iter_configurations()]
+    assert len(expected) == 224 and any(cid.startswith("0") for _, cid, _ in expected)
+    monkeypatch.setattr("satsweep.design.schema.config_id", None)  # called: a TypeError
+    again = [(c.index, c.config_id, c.params) for c in design.iter_configurations()]
+    assert again == expected
+    assert [c.config_id for c in design.model_copy().configurations] == [e[1] for e in expected]
 
 
 def test_a_fraction_runs_the_full_factorial_s_configurations_it_keeps(tmp_path: Path) -> None:

@@ -58,6 +58,7 @@ import hashlib
 import itertools
 import json
 import math
+from array import array
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
@@ -286,6 +287,10 @@ class Design(BaseModel):
     analysis: AnalysisSettings = Field(default_factory=AnalysisSettings)
     _executable: Program | None = PrivateAttr(default=None)
     _source: Path | None = PrivateAttr(default=None)
+    # the configurations' ids once expanded (iter_configurations), 8 bytes each: a command
+    # expands a design at least twice (the stream check, then the state or the plan), and
+    # the ids' sha256 were half of it. Copies share it: none changes the parameters.
+    _ids: array | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -479,11 +484,20 @@ class Design(BaseModel):
 
     def iter_configurations(self) -> Iterator[Configuration]:
         """The configurations (the full factorial, first factor varying slowest, in the order
-        of the file; the fraction's rows; or the list), one at a time (nothing else is kept in
-        memory)."""
+        of the file; the fraction's rows; or the list), one at a time (only their ids are kept
+        in memory, once they have all been expanded)."""
+        ids = self._ids
+        if ids is not None:
+            for index, levels in enumerate(self._level_maps()):
+                yield Configuration(index, f"{ids[index]:012x}", {**levels, **self.fixed})
+            return
+        found = array("Q")
         for index, levels in enumerate(self._level_maps()):
             params = {**levels, **self.fixed}
-            yield Configuration(index, config_id(params), params)
+            cid = config_id(params)
+            found.append(int(cid, 16))
+            yield Configuration(index, cid, params)
+        self._ids = found  # only an expansion to its end
 
     @cached_property
     def configurations(self) -> list[Configuration]:
