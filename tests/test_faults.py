@@ -16,12 +16,14 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
 from tests.support.processes import in_sessions
+from tests.support.stores import as_stored_before
 from tests.support.sweeps import MM1, on_a_full_disk
 
 
@@ -346,16 +348,25 @@ def damage_keeping_size_and_time(path: Path) -> None:
     os.utime(path, ns=(kept.st_atime_ns, kept.st_mtime_ns))
 
 
+def _edit_record(path: Path, **changes) -> None:
+    """A run's record with these keys changed, its size and modification time not kept."""
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}, indent=1))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
-        (lambda d: (d / "r1.parquet").write_bytes(b"\x00garbage" * 50), "r1.parquet has 400 bytes"),
+        (
+            lambda d: (d / "r1.waits.parquet").write_bytes(b"\x00garbage" * 50),
+            "r1.waits.parquet has 400 bytes",
+        ),  # fmt: skip
         (lambda d: (d / "r1.waits.parquet").write_bytes(b""), "r1.waits.parquet has 0 bytes"),
-        (lambda d: (d / "r1.parquet").unlink(), "r1.parquet is missing"),
+        (lambda d: (d / "r1.waits.parquet").unlink(), "r1.waits.parquet is missing"),
         (lambda d: (d / "r1.record.json").write_text("{"), "r1.record.json is unreadable"),
+        (lambda d: _edit_record(d / "r1.record.json", row=[]), "r1.record.json is unreadable"),
     ],
-    ids=["random bytes", "emptied table", "deleted row", "broken record"],
+    ids=["random bytes", "emptied table", "deleted table", "broken record", "row not a row"],
 )
 def test_a_damaged_run_is_shown_quarantined_and_redone(toy, done, capsys, damage, said):
     results = done.parent
@@ -390,16 +401,22 @@ def test_a_deleted_run_is_redone_although_its_job_ran(toy, done, capsys):
 
 
 @pytest.mark.slow  # a sweep or a real report: several seconds
-def test_verify_rereads_what_a_quick_look_cannot_see(toy, done, capsys):
-    row = one_run(done) / "r1.parquet"
-    stat = row.stat()
-    data = bytearray(row.read_bytes())
-    data[len(data) // 2] ^= 0xFF  # one flipped byte, same size, same modification time
-    row.write_bytes(bytes(data))
-    os.utime(row, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+@pytest.mark.parametrize("where", ["table", "row"])
+def test_verify_rereads_what_a_quick_look_cannot_see(toy, done, capsys, where):
+    """A table's file with one byte flipped, its size and time kept; or the run's row in its
+    record edited, its sha256 there not: a quick look trusts both, --verify finds both."""
+    if where == "table":  # one flipped byte, same size, same modification time
+        damage_keeping_size_and_time(one_run(done) / "r1.waits.parquet")
+        said = "r1.waits.parquet does not match its sha256"
+    else:
+        record = json.loads((one_run(done) / "r1.record.json").read_text())
+        _edit_record(
+            one_run(done) / "r1.record.json", row={**record["row"], "elapsed_seconds": -1.0}
+        )
+        said = "r1.record.json: its run row does not match its sha256"
     assert cli.main(["status", str(toy), "--results", str(done.parent)]) == 0
     assert cli.main(["status", str(toy), "--results", str(done.parent), "--verify"]) == 3
-    assert "r1.parquet does not match its sha256" in capsys.readouterr().out
+    assert said in capsys.readouterr().out
 
 
 def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
@@ -411,7 +428,37 @@ def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("at_once", [1, 4096])
+def test_a_store_whose_rows_are_files_of_their_own_is_read_and_grown(
+    toy, done, capsys, monkeypatch, at_once
+):
+    """A store made before records held the run's row (a file r<k>.parquet each): its runs
+    are done and intact, compacted to the same table, and a sweep adds runs of the record's
+    layout beside them, the tables holding both in the design's order (the rows from records
+    made into tables ``at_once`` at a time)."""
+    from satsweep.store import compaction
+
+    monkeypatch.setattr(compaction, "ROWS_AT_ONCE", at_once)
+    compacted = pq.read_table(done / "runs.parquet")
+    as_stored_before(done, toy)
+    assert len(list(done.glob("runs/*/r1.parquet"))) == 2
+    assert cli.main(["status", str(toy), "--results", str(done.parent), "--verify"]) == 0
+    (done / "runs.parquet").unlink()
+    assert "toy: 2/2 runs done (0 now, 2 before)" in run_toy(toy, done.parent, capsys)
+    assert pq.read_table(done / "runs.parquet").equals(compacted)
+    toy.write_text(toy.read_text().replace("replications: 1", "replications: 2"))
+    assert "toy: 4/4 runs done (2 now, 2 before)" in run_toy(toy, done.parent, capsys)
+    grown = pq.read_table(done / "runs.parquet")
+    assert grown.column("replication").to_pylist() == [1, 2, 1, 2]
+    assert grown.filter(pc.equal(grown["replication"], 1)).equals(compacted)
+    assert len(list(done.glob("runs/*/r2.parquet"))) == 0  # the new runs' rows: in records
+    assert table_rows(done, "waits") == 4 * 20
+    assert cli.main(["status", str(toy), "--results", str(done.parent), "--verify"]) == 0
+
+
+@pytest.mark.slow
 def test_runs_made_before_records_are_kept_and_adopted(toy, done, capsys):
+    as_stored_before(done, toy)  # then, a run's row was a file of its own
     records = sorted(done.glob("runs/*/r*.record.json"))
     assert len(records) == 2
     for record in records:
@@ -442,12 +489,14 @@ def test_a_failed_compaction_leaves_the_previous_tables(toy, done, monkeypatch):
     assert not list(done.glob(".*compacting*"))
 
 
+@pytest.mark.parametrize("where", ["table", "row"])
 def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and_its_state(
-    toy, done
+    toy, done, where
 ):
-    """`satsweep run` hands the compaction the state it has just taken. A run whose row is
-    changed after it, its size and time kept (so only its sha256 tells), is not compacted: it
-    is quarantined, and the state returned, which the sweep's report shows, has it missing."""
+    """`satsweep run` hands the compaction the state it has just taken. A run changed after
+    it so that only a sha256 tells (a table's file, its size and time kept; or its row edited
+    in its record), is not compacted: it is quarantined, and the state returned, which the
+    sweep's report shows, has it missing."""
     from satsweep.design import load_design
     from satsweep.store import Store
 
@@ -455,12 +504,19 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     design = store.bind(load_design(toy))
     state = store.state(design)
     assert len(state.done) == 2 and not state.damaged
-    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
+    if where == "table":
+        damaged = one_run(done) / "r1.waits.parquet"
+        damage_keeping_size_and_time(damaged)
+    else:
+        damaged = one_run(done) / "r1.record.json"
+        _edit_record(
+            damaged, row={**json.loads(damaged.read_text())["row"], "elapsed_seconds": -1.0}
+        )
     said = []
     after = store.collect(design, warn=said.append, state=state)
     assert len(after.done) == 1 and not after.damaged and after.n_missing == 1
     assert table_rows(done) == 1
-    assert list((done / "quarantine").glob(f"*/{one_run(done).name}/r1.parquet"))
+    assert list((done / "quarantine").glob(f"*/{one_run(done).name}/{damaged.name}"))
     assert store.state(design).done == after.done
     # the sweep's runs are over: not "it runs again", which is what the sweep's start says
     assert len(said) == 1 and said[0].endswith(
@@ -503,9 +559,9 @@ def test_the_compaction_takes_the_workers_rows_only_for_the_files_they_match(
         return {name: (done / name).read_bytes() for name in ("runs.parquet", "waits.parquet")}
 
     from_files = tables(None)
-    assert len(parses) == 4  # 2 runs: each its row and its waits
+    assert len(parses) == 2  # 2 runs: each its waits (a run's row is in its record)
     rows = read_batches(folder)
-    assert len(rows) == 4
+    assert len(rows) == 2
     assert tables(rows) == from_files and parses == []
     # a batch's file damaged, or its index cut short: that batch is left aside, the runs
     # whose rows it held are parsed from their files
@@ -521,8 +577,8 @@ def test_the_compaction_takes_the_workers_rows_only_for_the_files_they_match(
         assert set(left) == set(rows) - own
         assert tables(left) == from_files and len(parses) == len(own)
         waits.write_bytes(kept)
-    # a run's row damaged after its batch was written: its sha256 tells, as without batches
-    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
+    # a run's table damaged after its batch was written: its sha256 tells, as without batches
+    damage_keeping_size_and_time(one_run(done) / "r1.waits.parquet")
     said = []
     after = store.collect(design, warn=said.append, state=store.state(design), parsed=rows)
     assert len(after.done) == 1 and table_rows(done) == 1 and "does not match" in said[0]
@@ -533,7 +589,7 @@ def test_a_sweep_whose_compaction_quarantines_a_run_says_so_and_fails(toy, done,
     compaction at the end of the next sweep that has any work: the sweep says the run is left
     out until the next sweep, counts it neither as done before nor now, and exits 1; the
     sweep after it runs it again."""
-    damage_keeping_size_and_time(one_run(done) / "r1.parquet")
+    damage_keeping_size_and_time(one_run(done) / "r1.waits.parquet")
     (done / "runs.parquet").unlink()  # work for the sweep: the tables to write again
     results = str(done.parent)
     capsys.readouterr()

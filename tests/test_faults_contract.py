@@ -45,8 +45,8 @@ print("last words", file=sys.stderr)
 if EXIT:
     sys.exit(EXIT)
 out = given["out"]
-if SABOTAGE:  # the run's row file becomes a folder: satsweep cannot store the run
-    os.makedirs(os.path.join(os.path.dirname(out), "r1.parquet"), exist_ok=True)
+if SABOTAGE:  # the run's file of a table becomes a folder: satsweep cannot store the run
+    os.makedirs(os.path.join(os.path.dirname(out), "r1.samples.parquet"), exist_ok=True)
 with open(out + ".tmp", "w") as f:
     f.write('{"params": %s, "summary": %s}' % (json.dumps(params), SUMMARIES[int(params.get("level", 1)) - 1]))
 os.replace(out + ".tmp", out)
@@ -386,9 +386,10 @@ def test_a_nul_in_a_level_is_refused_before_anything_runs(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_run_satsweep_cannot_store_fails_with_its_reason(tmp_path, capsys):
-    """Any error while a result becomes rows (here the program made the run's row file a
-    folder) fails the run with a .failed.json naming it, instead of crashing the job."""
-    design = hostile(tmp_path, sabotage=True)
+    """Any error while a result becomes rows (here the program made the run's file of a table
+    a folder) fails the run with a .failed.json naming it, instead of crashing the job."""
+    samples = [{"name": "i", "type": "int", "help": "a sample"}]
+    design = hostile(tmp_path, {**DESCRIBE, "tables": {"samples": samples}}, sabotage=True)
     for attempt in range(2):
         assert satsweep("run", design, "--keep-going") == 1, attempt
         [failed] = (tmp_path / "results" / "hostile" / "runs").glob("*/r1.failed.json")

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from tests.support.stores import as_stored_before
 
 # each test makes its store with a sweep through Snakemake (~6 s of CPU)
 pytestmark = pytest.mark.slow
@@ -202,8 +203,10 @@ def test_status_sees_a_run_redone_since_the_compaction(toy, done, capsys):
     assert status(toy, done, capsys)[0] == 0
 
 
-def forget_run_numbers(store: Path) -> None:
-    """Records as satsweep wrote them before they kept the run number and base_seed."""
+def forget_run_numbers(store: Path, design_file: Path) -> None:
+    """Records as satsweep wrote them before they kept the run number and base_seed (and so
+    before they held the run's row)."""
+    as_stored_before(store, design_file)
     for path in (store / "runs").glob("*/r*.record.json"):
         record = json.loads(path.read_text())
         del record["run"], record["seed"]
@@ -217,7 +220,7 @@ def test_a_store_without_design_json_keeps_its_base_seed(toy, done, capsys, reco
     refuse it, and nothing in the store changes."""
     (done / "design.json").unlink()
     if records != "with run numbers":
-        forget_run_numbers(done)
+        forget_run_numbers(done, toy)
     files = snapshot(done)
     other = design(toy.with_name("seed9.yaml"), extra="base_seed: 9\n")
     for command in ("plan", "status", "run"):

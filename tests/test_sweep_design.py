@@ -27,7 +27,7 @@ from satsweep.design import (
 )
 from satsweep.engine import value_text
 from satsweep.store import PROVENANCE_COLUMNS
-from satsweep.store.rows import run_rows
+from satsweep.store.rows import rows_table, run_values, table_rows
 from tests.support import REPO
 
 GOOD = """\
@@ -362,7 +362,9 @@ def test_run_row_is_typed_by_the_description_and_carries_provenance(tmp_path):
     started = dt.datetime(2025, 1, 2, 3, 4, 5)
     provenance = {name: f"<{name}>" for name in PROVENANCE_COLUMNS}
     provenance.update(git_dirty=True, started_at=started, elapsed_seconds=1.5)
-    row, tables = run_rows(design, run, result, provenance)
+    # the row as the run's record keeps it (JSON), then typed as the compaction types it
+    kept = json.loads(json.dumps(run_values(design, run, result, provenance)))
+    row, tables = rows_table(design, [kept]), table_rows(design, run, result)
     connections = tables["connections"]
     assert row.num_rows == 1 and connections.num_rows == 2
     schema = row.schema

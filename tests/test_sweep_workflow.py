@@ -6,6 +6,7 @@ Covers the issue's reliability list: SIGKILL mid-sweep then rerun, a failing run
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -65,11 +66,10 @@ def rows(store_dir: Path, name: str = "runs") -> list[dict]:
 
 
 def run_files(store_dir: Path) -> dict[str, float]:
-    """Each finished run's row file and its modification time."""
+    """Each finished run's record (which holds its row) and its modification time."""
     return {
         str(p.relative_to(store_dir)): p.stat().st_mtime_ns
-        for p in store_dir.glob("runs/*/r*.parquet")
-        if not p.name.endswith(".connections.parquet")
+        for p in store_dir.glob("runs/*/r*.record.json")
     }
 
 
@@ -298,10 +298,10 @@ def test_sigkill_mid_sweep_then_rerun_runs_each_run_exactly_once(tmp_path):
     time.sleep(0.2)
     survivors = run_files(store_dir)
     assert 3 <= len(survivors) < 16, "the sweep was not interrupted in the middle"
-    started = {
-        (r["config_id"], r["replication"]): r["started_at"]
+    started = {  # as each survivor's record holds its row
+        (r["config_id"], r["replication"]): dt.datetime.fromisoformat(r["started_at"])
         for f in survivors
-        for r in rows(store_dir / Path(f).parent, Path(f).stem)
+        for r in [json.loads((store_dir / f).read_text())["row"]]
     }
     done = subprocess.run([*command, "--cores", "2"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

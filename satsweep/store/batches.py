@@ -1,7 +1,7 @@
-"""Row batches: the rows a local worker stored, kept in one file per table for the compaction
-that ends the sweep, so that it need not parse each run's file again (half of a compaction's
-time with short runs: a run's Parquet file takes about 0.5 ms to parse, its bytes and their
-sha256 a tenth of that).
+"""Row batches: the rows of the program's tables a local worker stored, kept in one file per
+table for the compaction that ends the sweep, so that it need not parse each run's files again
+(a run's Parquet file takes about 0.5 ms to parse, its bytes and their sha256 a tenth of
+that).
 
 A batch is a cache, never a source: the compaction still reads every run's files and compares
 their sha256 with the run's record (:meth:`Compaction.collect`); it only takes a file's rows
@@ -12,8 +12,9 @@ memory and removes them before its compaction writes.
 
 ::
 
-    workers/<pass>/rows-<worker>.parquet           the worker's run rows, one after the other
-    workers/<pass>/rows-<worker>.<table>.parquet   its rows of each of the program's tables
+    workers/<pass>/rows-<worker>.<table>.parquet   its rows of each of the program's tables,
+                                                   one run after the other (a run's own row is
+                                                   in its record: store/runs.py)
     workers/<pass>/rows-<worker>.json              written last: each file's sha256, and for
                                                    each run's file its sha256, first row and rows
 """

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING
 from satsweep.design import Design
 from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_table, write_json
-from satsweep.store.layout import StoreError
+from satsweep.store.layout import ROW, ROW_SHA256, StoreError, row_sha256
 from satsweep.store.runs import Runs, State
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 
+#: Rows from records made into one table at a time: a row as a dict costs about 2 KB, in a
+#: table its 20 values 200 bytes.
+ROWS_AT_ONCE = 4096
 #: What becomes of a run the compaction quarantines: the sweep's runs are over by then.
 AFTER_THE_RUNS = "left out of the tables; the next sweep runs it again"
 
@@ -128,27 +131,56 @@ class Compaction(Runs):
     def _read_done(
         self, state: State, tables: list[str], parsed: Mapping[str, pa.Table]
     ) -> dict[str, list[pa.Table]] | None:
-        """Every done run's files of ``state`` (by suffix: ``.parquet``, ``.<table>.parquet``),
-        each read once, its sha256 compared with its record's and parsed (or its rows taken
-        from ``parsed`` under that sha256); None when one does not match or parse (a run
-        damaged since: :meth:`collect` verifies them all again)."""
+        """Every done run's rows of ``state`` (by suffix: ``.parquet`` for the run table,
+        ``.<table>.parquet``): a run's row from its record, checked against its sha256 there
+        (from its file r<k>.parquet for a run stored before records held it), each file read
+        once, its sha256 compared with its record's and parsed (or its rows taken from
+        ``parsed`` under that sha256); None when one does not match or parse (a run damaged
+        since: :meth:`collect` verifies them all again)."""
         import pyarrow as pa
 
-        suffixes = [".parquet", *(f".{name}.parquet" for name in tables)]
-        read: dict[str, list[pa.Table]] = {suffix: [] for suffix in suffixes}
+        from satsweep.store.rows import rows_table
+
+        design = state.design
+        suffixes = [f".{name}.parquet" for name in tables]
+        read: dict[str, list[pa.Table]] = {suffix: [] for suffix in [".parquet", *suffixes]}
+        held: list[dict] = []  # the rows from records, made one table before the next file's
+
+        def take(table: pa.Table | None = None) -> None:
+            if held:
+                read[".parquet"].append(rows_table(design, held))
+                held.clear()
+            if table is not None:
+                read[".parquet"].append(table)
+
         for run in state.done:
             try:  # every done run has a record (:meth:`repair` wrote those that had none)
-                files = json.loads(self.record_file(run).read_bytes())["files"]
-                for suffix in suffixes:
+                record = json.loads(self.record_file(run).read_bytes())
+                files = record["files"]
+                if ROW in record:
+                    if row_sha256(record[ROW]) != record[ROW_SHA256]:
+                        return None
+                    held.append(record[ROW])
+                    if len(held) == ROWS_AT_ONCE:
+                        take()
+                for suffix in suffixes if ROW in record else [".parquet", *suffixes]:
                     path = self.run_file(run, suffix)
                     data = path.read_bytes()
                     sha256 = hashlib.sha256(data).hexdigest()
                     if sha256 != files[path.name]["sha256"]:
                         return None
                     rows = parsed.get(sha256)
-                    read[suffix].append(parquet_table(data) if rows is None else rows)
-            except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+                    table = parquet_table(data) if rows is None else rows
+                    if suffix == ".parquet":
+                        take(table)
+                    else:
+                        read[suffix].append(table)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):
                 return None
+        try:
+            take()
+        except (ValueError, TypeError, pa.ArrowException):
+            return None
         return read
 
     def compaction_problem(self, state: State, deep: bool = False) -> str | None:

@@ -8,11 +8,12 @@ results directory.
                                       and its --describe (written by every `satsweep run`)
       runs/<config_id>/r<k>.json      the program's result of replication k (written by it)
       runs/<config_id>/r<k>.<table>.parquet   its rows of each table the program declares
-      runs/<config_id>/r<k>.parquet   its run row
       runs/<config_id>/r<k>.record.json   written last, after the files it vouches for: their
-                                      sizes, sha256 and rows, and the run number and base_seed
-                                      the run was made with (a run is done iff it is there,
-                                      its files match it and its run number is the design's)
+                                      sizes, sha256 and rows, the run number and base_seed
+                                      the run was made with, and its run row with that row's
+                                      sha256 (a run is done iff it is there, its files match
+                                      it and its run number is the design's)
+      runs/<config_id>/r<k>.parquet   the run row of a run stored before records held it
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job (a
                                       remote executor's jobs; locally a marker its worker writes)
@@ -34,6 +35,8 @@ so a reader (or a rerun after a kill) sees a whole file or none. The results dir
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -51,6 +54,17 @@ _RUN_FILE = re.compile(r"r([0-9]+)(\..+)")
 RECORD = ".record.json"
 #: The files of a run that say it finished: its record, or its run row (before records).
 FINISHED = frozenset({RECORD, ".parquet"})
+#: The record's keys of the run's row (the run table's columns, a timestamp as ISO text) and
+#: of its sha256 (:func:`row_sha256`); a record without them vouches for a file r<k>.parquet.
+ROW, ROW_SHA256 = "row", "row_sha256"
+
+
+def row_sha256(row: dict[str, Any]) -> str:
+    """The sha256 of a run's row as its record holds it: of its canonical JSON (keys sorted,
+    no spaces), which a reading gives again exactly (floats print as they parse)."""
+    return hashlib.sha256(
+        json.dumps(row, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 def run_file_name(replication: int, suffix: str = ".parquet") -> str:
@@ -58,11 +72,11 @@ def run_file_name(replication: int, suffix: str = ".parquet") -> str:
     return f"r{replication}{suffix}"
 
 
-def vouched_names(replication: int, tables: Iterable[str]) -> list[str]:
-    """The names of the files a finished run's record vouches for: its row, then its tables'
-    rows."""
+def vouched_names(replication: int, tables: Iterable[str], row: bool = True) -> list[str]:
+    """The names of the files a finished run's record vouches for: its row's file (``row``:
+    a record without the row), then its tables' rows."""
     return [
-        run_file_name(replication),
+        *([run_file_name(replication)] if row else []),
         *(run_file_name(replication, f".{t}.parquet") for t in tables),
     ]
 

@@ -8,6 +8,7 @@ the key columns and the declared columns. JSON does not tell 0 from 0.0; the dec
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pyarrow as pa
@@ -15,7 +16,15 @@ import pyarrow as pa
 from satsweep.design import Design, Run
 from satsweep.engine import KEY_COLUMNS, PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, value_text
 
-__all__ = ["KEY_COLUMNS", "PROVENANCE_COLUMNS", "run_rows", "run_schema", "table_schema"]
+__all__ = [
+    "KEY_COLUMNS",
+    "PROVENANCE_COLUMNS",
+    "rows_table",
+    "run_schema",
+    "run_values",
+    "table_rows",
+    "table_schema",
+]
 
 _ARROW = {
     "bool": pa.bool_(),
@@ -68,10 +77,11 @@ def _typed(value: Any, kind: pa.DataType) -> Any:
     return value
 
 
-def run_rows(
+def run_values(
     design: Design, run: Run, result: dict, provenance: dict[str, Any]
-) -> tuple[pa.Table, dict[str, pa.Table]]:
-    """The run's row (a one-row table) and its rows of each of the program's tables.
+) -> dict[str, Any]:
+    """The run's row as its record keeps it: each column of the run table in order, its value
+    typed by the column, a timestamp as ISO text (JSON has none).
 
     ``result`` has been checked against the program's description (Program.run);
     ``provenance`` has the PROVENANCE_COLUMNS, no more and no less.
@@ -80,17 +90,36 @@ def run_rows(
         raise ValueError(
             f"the provenance has {sorted(provenance)}, the store {sorted(PROVENANCE_COLUMNS)}"
         )
-    schema = run_schema(design)
     values: dict[str, Any] = {name: getattr(run, name) for name in KEY_COLUMNS}
     values.update(run.params)  # the design's values, typed by the parameter
     for name, value in result["params"].items():  # the program's effective parameters
         values.setdefault(name, value)
     values.update(result["summary"])
     values.update(provenance)
-    # from_pylist: one conversion for the whole row (a pa.array per column costs 4x as much)
-    row = pa.Table.from_pylist(
-        [{f.name: _typed(values.get(f.name), f.type) for f in schema}], schema=schema
-    )
+    row = {}
+    for f in run_schema(design):
+        value = _typed(values.get(f.name), f.type)
+        row[f.name] = value.isoformat() if isinstance(value, dt.datetime) else value
+    return row
+
+
+def rows_table(design: Design, rows: list[dict[str, Any]]) -> pa.Table:
+    """The run table of these rows (:func:`run_values`), typed by the design's run schema;
+    pyarrow's error for a value its column cannot take."""
+    schema = run_schema(design)
+    stamps = [f.name for f in schema if pa.types.is_timestamp(f.type)]
+    if stamps:
+        rows = [{**r, **{n: _timestamp(r.get(n)) for n in stamps}} for r in rows]
+    # from_pylist: one conversion for every row (a pa.array per column costs 4x as much)
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _timestamp(value: Any) -> Any:
+    return dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def table_rows(design: Design, run: Run, result: dict) -> dict[str, pa.Table]:
+    """The run's rows of each of the program's tables."""
     tables = {}
     for table in design.describe.tables:
         columns = table_schema(design, table)
@@ -102,4 +131,4 @@ def run_rows(
             ],
             schema=columns,
         )
-    return row, tables
+    return tables

@@ -18,9 +18,12 @@ from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_bytes, write_bytes, write_json
 from satsweep.store.layout import (
     RECORD,
+    ROW,
+    ROW_SHA256,
     Layout,
     read_columns,
     readable,
+    row_sha256,
     row_value,
     run_file_name,
     vouched_names,
@@ -43,11 +46,14 @@ def _file_entry(stat: os.stat_result, sha256: str, rows: int) -> dict[str, Any]:
 
 def _digest_line(run: Run, folder: str, record: dict[str, Any] | None) -> bytes:
     """What a done run adds to the digest of a store's runs (:attr:`State.digest`): its key,
-    its run number and the sha256 of its run row (in ``folder``) as its record gives it, or
-    read for a run made before records (a run redone gets another row: its start time at
-    least)."""
+    its run number and the sha256 of its run row as its record gives it (of the row it holds,
+    or of its file in ``folder`` for a run stored before records held the row), or read for a
+    run made before records (a run redone gets another row: its start time at least)."""
     row = run_file_name(run.replication)
-    recorded = record["files"][row].get("sha256") if record else file_sha256(f"{folder}/{row}")
+    if record is None:
+        recorded = file_sha256(f"{folder}/{row}")
+    else:
+        recorded = record.get(ROW_SHA256) if ROW in record else record["files"][row].get("sha256")
     return f"{run.config_id}/r{run.replication}:{run.run}:{recorded}\n".encode()
 
 
@@ -121,8 +127,7 @@ class Runs(Layout):
     ) -> tuple[str | None, dict[str, Any] | None]:
         """:meth:`verify` of a run whose files are in ``folder``, and the run's record (None
         without one). Paths are strings: :meth:`state` calls it for every run."""
-        names = vouched_names(run.replication, tables)
-        row = f"{folder}/{names[0]}"
+        row = f"{folder}/{run_file_name(run.replication)}"
         record_name = run_file_name(run.replication, RECORD)
         try:
             with open(f"{folder}/{record_name}", "rb") as handle:
@@ -130,10 +135,14 @@ class Runs(Layout):
             recorded = record["files"]
             if not isinstance(recorded, dict):
                 raise TypeError(recorded)
+            within = ROW in record  # the run's row is in its record, not a file of its own
+            if within and not isinstance(record[ROW], dict):
+                raise TypeError(record[ROW])
         except FileNotFoundError:
             if not os.path.isfile(row):
                 return NOT_DONE, None
             # a run made before records: its files must parse
+            names = vouched_names(run.replication, tables)
             problem = readable([Path(folder, name) for name in names])
             return problem or self._other_run(run, row_value(Path(row), "run")), None
         except (OSError, ValueError, KeyError, TypeError) as e:
@@ -141,6 +150,9 @@ class Runs(Layout):
         made = record.get("run")
         if type(made) is not int and os.path.isfile(row):  # a record of before run numbers
             made = row_value(Path(row), "run")
+        names = vouched_names(run.replication, tables, row=not within)
+        if within and deep and row_sha256(record[ROW]) != record.get(ROW_SHA256):
+            return f"{record_name}: its run row does not match its sha256", record
         return self._intact(folder, names, recorded, deep) or self._other_run(run, made), record
 
     @staticmethod
@@ -227,25 +239,26 @@ class Runs(Layout):
     def write_run(
         self, design: Design, run: Run, result: dict, provenance: dict[str, Any]
     ) -> dict[str, tuple[str, pa.Table]]:
-        """Stores a run's result and provenance (store/rows.py): its tables' rows and its run
-        row, then the record that vouches for them (the run is then done). Returns what it
-        wrote, by suffix (``.parquet``, ``.<table>.parquet``): each file's sha256 and rows
-        (a worker's :class:`RowBatch` keeps them for the compaction)."""
-        from satsweep.store.rows import run_rows  # pyarrow: only where runs are written
+        """Stores a run's result and provenance (store/rows.py): its tables' rows, then the
+        record that vouches for them and holds the run's row (the run is then done). Returns
+        what it wrote, by suffix (``.<table>.parquet``): each file's sha256 and rows (a
+        worker's :class:`RowBatch` keeps them for the compaction)."""
+        from satsweep.store.rows import rows_table, run_values, table_rows  # pyarrow
 
-        row, tables = run_rows(design, run, result, provenance)
+        row = run_values(design, run, result, provenance)
+        rows_table(design, [row])  # typed now: a value its column cannot take fails the run
+        tables = table_rows(design, run, result)
         self.run_dir(run.config_id).mkdir(parents=True, exist_ok=True)
         files, written = {}, {}
-        # the tables, then the run row, then the record: each file hashed as it is written
-        for name, rows in [*((f".{name}", tables[name]) for name in tables), ("", row)]:
-            path = self.run_file(run, f"{name}.parquet")
+        # the tables, then the record: each file hashed as it is written
+        for name, rows in tables.items():
+            path = self.run_file(run, f".{name}.parquet")
             data = parquet_bytes(rows)
             stat = write_bytes(path, data)
             sha256 = hashlib.sha256(data).hexdigest()
             files[path.name] = _file_entry(stat, sha256, rows.num_rows)
-            written[f"{name}.parquet"] = (sha256, rows)
-        self._write_record(run, {name: files[name] for name in vouched_names(
-            run.replication, design.describe.tables)})  # fmt: skip
+            written[f".{name}.parquet"] = (sha256, rows)
+        self._write_record(run, files, row)
         self.run_file(run, ".failed.json").unlink(missing_ok=True)
         return written
 
@@ -261,10 +274,15 @@ class Runs(Layout):
             files[path.name] = _file_entry(stat, file_sha256(path), rows)
         self._write_record(run, files)
 
-    def _write_record(self, run: Run, files: dict[str, dict[str, Any]]) -> None:
+    def _write_record(
+        self, run: Run, files: dict[str, dict[str, Any]], row: dict[str, Any] | None = None
+    ) -> None:
         # the run number and base_seed it was made with: what makes it this run (:meth:`verify`)
         record = {"config_id": run.config_id, "replication": run.replication, "run": run.run}
-        write_json(self.record_file(run), {**record, "seed": run.seed, "files": files})
+        record.update(seed=run.seed, files=files)
+        if row is not None:  # the run's row, and its sha256 as the digest and checks take it
+            record.update({ROW: row, ROW_SHA256: row_sha256(row)})
+        write_json(self.record_file(run), record)
 
     def write_failure(self, run: Run, record: dict[str, Any]) -> None:
         """Records why a run's last attempt failed."""
@@ -315,6 +333,23 @@ class Runs(Layout):
         """The elapsed_seconds of these finished (and verified) runs."""
         values = []
         for run in runs:
-            table = read_columns(self.run_file(run), ["elapsed_seconds"])
-            values.extend(v for v in table.column(0).to_pylist() if v is not None)
+            row = self.stored_row(run)
+            if row is not None:
+                value = row.get("elapsed_seconds")
+            else:  # a run stored before records held the row
+                table = read_columns(self.run_file(run), ["elapsed_seconds"])
+                value = table.column(0).to_pylist()[0] if table.num_rows else None
+            if value is not None:
+                values.append(value)
         return values
+
+    def stored_row(self, run: Run) -> dict[str, Any] | None:
+        """The run's row as its record holds it (:func:`satsweep.store.rows.run_values`), or
+        None when its record does not (a run stored before records held the row: its file
+        r<k>.parquet has it)."""
+        try:
+            record = json.loads(self.record_file(run).read_bytes())
+        except FileNotFoundError:
+            return None
+        row = record.get(ROW) if isinstance(record, dict) else None
+        return row if isinstance(row, dict) else None

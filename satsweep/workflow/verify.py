@@ -117,7 +117,10 @@ def _check(
     problem = simulate_run(design, run, scratch)
     if problem is not None:
         return Check(cid, k, run.run, failure=problem)
-    differences = _compare(row, _rows(scratch.run_file(run))[0], list(PROVENANCE_COLUMNS))
+    from satsweep.store.rows import rows_table  # pyarrow
+
+    rerun = rows_table(design, [scratch.stored_row(run)]).to_pylist()[0]
+    differences = _compare(row, rerun, list(PROVENANCE_COLUMNS))
     for table in design.describe.tables:
         mine = _rows(scratch.run_file(run, f".{table}.parquet"))
         theirs = stored[table].get((cid, k), [])
