@@ -215,7 +215,9 @@ def test_token_is_gone_when_the_batch_script_is_killed(slurm, tmp_path):
         path = token_path(log)
         token = path.read_text()
         assert len(token) == 64
-        until(lambda: len(list(store.glob("runs/*/r?.parquet"))) >= 2, JOB_TIMEOUT, "2 runs done")
+        until(
+            lambda: len(list(store.glob("runs/*/r?.record.json"))) >= 2, JOB_TIMEOUT, "2 runs done"
+        )
         batch = int(path.parts[2])
         subprocess.run(["scancel", "--batch", "--signal=KILL", job_id], check=True, timeout=30)
         until(lambda: not Path(f"/proc/{batch}").exists(), 30, "the batch script killed")

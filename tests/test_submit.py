@@ -154,7 +154,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     before = squeue_active()
     job_id = cli_submit(sweep, results)
     output = store_dir / "slurm" / f"{job_id}.out"
-    done = lambda: len(list(store_dir.glob("runs/*/r?.parquet")))  # noqa: E731
+    done = lambda: len(list(store_dir.glob("runs/*/r?.record.json")))  # noqa: E731
     wait_until(lambda: done() >= 2, JOB_TIMEOUT, "2 runs done by the first job")
 
     # The running cluster: the token file is private, and a client without it is refused.
@@ -193,7 +193,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     assert "SIGTERM (scancel or time limit)" in text and "Ray stopped" in text, text
     assert not token_file.exists()
     assert not Path(f"/tmp/satsweep-ray-{job_id}").exists()
-    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r?.parquet")}
+    survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r?.record.json")}
     assert 2 <= len(survivors) < 18
 
     again = cli_submit(sweep, results)
