@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from satsweep.design import Design
 from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_table, write_json
-from satsweep.store.layout import ROW, ROW_SHA256, StoreError, row_sha256
+from satsweep.store.layout import ROW, StoreError, row_matches
 from satsweep.store.runs import Runs, State
 
 if TYPE_CHECKING:
@@ -156,14 +156,14 @@ class Compaction(Runs):
         for run in state.done:
             try:  # every done run has a record (:meth:`repair` wrote those that had none)
                 record = json.loads(self.record_file(run).read_bytes())
-                files = record["files"]
-                if ROW in record:
-                    if row_sha256(record[ROW]) != record[ROW_SHA256]:
+                files, within = record["files"], ROW in record
+                if within:
+                    if not row_matches(record):
                         return None
                     held.append(record[ROW])
                     if len(held) == ROWS_AT_ONCE:
                         take()
-                for suffix in suffixes if ROW in record else [".parquet", *suffixes]:
+                for suffix in suffixes if within else [".parquet", *suffixes]:
                     path = self.run_file(run, suffix)
                     data = path.read_bytes()
                     sha256 = hashlib.sha256(data).hexdigest()

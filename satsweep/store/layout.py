@@ -67,6 +67,11 @@ def row_sha256(row: dict[str, Any]) -> str:
     ).hexdigest()
 
 
+def row_matches(record: dict[str, Any]) -> bool:
+    """Whether the run's row a record holds has the sha256 the record gives it."""
+    return row_sha256(record[ROW]) == record.get(ROW_SHA256)
+
+
 def run_file_name(replication: int, suffix: str = ".parquet") -> str:
     """The name of a file of replication k in its configuration's folder (runs/<config_id>/)."""
     return f"r{replication}{suffix}"

@@ -23,6 +23,7 @@ from satsweep.store.layout import (
     Layout,
     read_columns,
     readable,
+    row_matches,
     row_sha256,
     row_value,
     run_file_name,
@@ -151,7 +152,7 @@ class Runs(Layout):
         if type(made) is not int and os.path.isfile(row):  # a record of before run numbers
             made = row_value(Path(row), "run")
         names = vouched_names(run.replication, tables, row=not within)
-        if within and deep and row_sha256(record[ROW]) != record.get(ROW_SHA256):
+        if within and deep and not row_matches(record):
             return f"{record_name}: its run row does not match its sha256", record
         return self._intact(folder, names, recorded, deep) or self._other_run(run, made), record
 
