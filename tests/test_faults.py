@@ -22,8 +22,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from satsweep.design import load_design
+from satsweep.store import Store
+from satsweep.store.runs import identity
 from tests.support.processes import in_sessions
-from tests.support.stores import as_stored_before
+from tests.support.stores import as_stored_before, compacted_here
 from tests.support.sweeps import MM1, on_a_full_disk
 
 
@@ -328,8 +331,11 @@ def pristine(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def done(toy, pristine, tmp_path) -> Path:
-    """A copy of the toy design's store, as the toy design's run left it (2 runs)."""
+    """A copy of the toy design's store, as the toy design's run left it (2 runs), compacted
+    again where it is: its quick look takes the records from their cache, as in the store the
+    run left."""
     shutil.copytree(pristine, tmp_path / "results", copy_function=shutil.copy2)
+    compacted_here(tmp_path / "results" / "toy", toy)
     return tmp_path / "results" / "toy"
 
 
@@ -419,6 +425,82 @@ def test_verify_rereads_what_a_quick_look_cannot_see(toy, done, capsys, where):
     assert said in capsys.readouterr().out
 
 
+def test_a_record_changed_in_place_is_read_again_though_its_size_and_time_are_kept(
+    toy, done, capsys
+):
+    """The quick look takes a record from the records' cache while the record's file has the
+    identity the cache gives (inode, size, modification and change time). A record rewritten
+    in place, its size and modification time put back, keeps its inode too, but not its change
+    time: it is read again, and found unreadable."""
+    record = one_run(done) / "r1.record.json"
+    kept = record.stat()
+    store = Store(done)
+    cached = store.records_cache_entries(store.bind(load_design(toy)))
+    assert cached[f"{record.parent.name}/r1"][:4] == identity(kept)  # the cache would answer
+    with open(record, "r+b") as handle:  # in place: the same inode
+        handle.write(b"[" + b" " * (kept.st_size - 2) + b"]")
+    os.utime(record, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    now = record.stat()
+    assert (now.st_ino, now.st_size, now.st_mtime_ns) == (
+        kept.st_ino,
+        kept.st_size,
+        kept.st_mtime_ns,
+    )
+    assert now.st_ctime_ns != kept.st_ctime_ns
+    capsys.readouterr()
+    assert cli.main(["status", str(toy), "--results", str(done.parent)]) == 3
+    out = capsys.readouterr().out
+    assert f"damaged {record.parent.name}/r1: r1.record.json is unreadable (TypeError)" in out, out
+
+
+def _cache_of_another_seed(path: Path) -> None:
+    path.write_text(json.dumps({**json.loads(path.read_text()), "base_seed": 9}))
+
+
+def _cache_entries_of_another_shape(path: Path) -> None:
+    cache = json.loads(path.read_text())
+    first, second = sorted(cache["records"])
+    cache["records"][first] = [1, 2, 3]
+    cache["records"][second][5] = "files"
+    path.write_text(json.dumps(cache))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        Path.unlink,
+        lambda path: path.write_text('{"format": 1, "records": '),
+        _cache_of_another_seed,
+        _cache_entries_of_another_shape,
+    ],
+    ids=["removed", "cut short", "of another base_seed", "entries of another shape"],
+)
+def test_the_records_cache_changes_no_answer(toy, done, capsys, damage):
+    """The records' cache removed, cut short, made for another base_seed or with entries of
+    another shape: the same done runs, run numbers and digest as with it, each record read;
+    the next compaction writes it again."""
+    store = Store(done)
+    design = store.bind(load_design(toy))
+
+    def answer() -> tuple[list[tuple[str, int, int]], str, list]:
+        state = store.state(design)
+        done_runs = [(run.config_id, run.replication, run.run) for run in state.done]
+        return done_runs, state.digest, state.damaged
+
+    with_cache = answer()
+    assert len(with_cache[0]) == 2 and len(store.records_cache_entries(design)) == 2
+    damage(store.records_cache)
+    assert answer() == with_cache
+    capsys.readouterr()
+    assert cli.main(["status", str(toy), "--results", str(done.parent)]) == 0
+    store.collect(design)
+    entries = store.records_cache_entries(design)
+    assert sorted(entries) == sorted(f"{c}/r{k}" for c, k, _ in with_cache[0])
+    for key, entry in entries.items():
+        assert entry[:4] == identity((done / "runs" / f"{key}.record.json").stat())
+    assert answer() == with_cache
+
+
 def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(done.parent, copy)  # new modification times, same contents
@@ -469,9 +551,6 @@ def test_runs_made_before_records_are_kept_and_adopted(toy, done, capsys):
 
 
 def test_a_failed_compaction_leaves_the_previous_tables(toy, done, monkeypatch):
-    from satsweep.design import load_design
-    from satsweep.store import Store
-
     before = {name: (done / name).read_bytes() for name in ("runs.parquet", "waits.parquet")}
     writes = []
 
@@ -497,8 +576,6 @@ def test_a_run_damaged_after_the_callers_state_is_left_out_of_the_compaction_and
     it so that only a sha256 tells (a table's file, its size and time kept; or its row edited
     in its record), is not compacted: it is quarantined, and the state returned, which the
     sweep's report shows, has it missing."""
-    from satsweep.design import load_design
-    from satsweep.store import Store
 
     store = Store(done)
     design = store.bind(load_design(toy))
@@ -532,7 +609,6 @@ def test_the_compaction_takes_the_workers_rows_only_for_the_files_they_match(
     from the files alone. A batch is a cache under each file's sha256, never a source: a batch
     damaged is left aside, and a run's file damaged since is found by its sha256 as before.
     The sweep removes the batches once its compaction is done."""
-    from satsweep.design import load_design
     from satsweep.store import Store, compaction, read_batches
     from satsweep.workflow import run
 

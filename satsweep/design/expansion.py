@@ -33,14 +33,17 @@ class Configuration:
     config_id: str
     params: dict[str, Any]
 
-    def run(self, design: Design, replication: int) -> Run:
-        """Replication k of this configuration, with its random stream."""
+    def run(self, design: Design, replication: int, number: int | None = None) -> Run:
+        """Replication k of this configuration, with its random stream (``number``: its run
+        number when it is known, made with the design's base_seed and streams)."""
+        if number is None:
+            number = rng_run(design.base_seed, self.config_id, replication, design.streams)
         return Run(
             study=design.study,
             config_id=self.config_id,
             replication=replication,
             seed=design.base_seed,
-            run=rng_run(design.base_seed, self.config_id, replication, design.streams),
+            run=number,
             params=self.params,
         )
 

@@ -17,7 +17,7 @@ from satsweep.design import Design
 from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_table, write_json
 from satsweep.store.layout import ROW, StoreError, row_matches
-from satsweep.store.runs import Runs, State
+from satsweep.store.runs import Runs, State, identity, seen_in
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -79,13 +79,14 @@ class Compaction(Runs):
         state = self.state(design) if state is None else state
         self.repair(state, warn, AFTER_THE_RUNS)
         parsed = parsed or {}
-        read = self._read_done(state, tables, parsed)
-        if read is None:  # a file damaged that its size and time did not show: the runs
+        done = self._read_done(state, tables, parsed)
+        if done is None:  # a file damaged that its size and time did not show: the runs
             state = self.state(design, deep=True)  # verified again, deeply, and quarantined
             self.repair(state, warn, AFTER_THE_RUNS)
-            read = self._read_done(state, tables, parsed)
-            if read is None:
+            done = self._read_done(state, tables, parsed)
+            if done is None:
                 raise StoreError(f"the runs in {self.root} changed during their compaction")
+        read, seen = done
         schemas = {"runs": (run_schema(design), "")}
         for name in tables:
             schemas[name] = (table_schema(design, name), f".{name}")
@@ -126,17 +127,19 @@ class Compaction(Runs):
                 "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             },
         )
+        self.write_records_cache(design, seen)  # last: the tables stand without it
         return self.state(design) if state.damaged else state  # the damaged are quarantined
 
     def _read_done(
         self, state: State, tables: list[str], parsed: Mapping[str, pa.Table]
-    ) -> dict[str, list[pa.Table]] | None:
+    ) -> tuple[dict[str, list[pa.Table]], dict[str, list]] | None:
         """Every done run's rows of ``state`` (by suffix: ``.parquet`` for the run table,
         ``.<table>.parquet``): a run's row from its record, checked against its sha256 there
         (from its file r<k>.parquet for a run stored before records held it), each file read
         once, its sha256 compared with its record's and parsed (or its rows taken from
         ``parsed`` under that sha256); None when one does not match or parse (a run damaged
-        since: :meth:`collect` verifies them all again)."""
+        since: :meth:`collect` verifies them all again). And the records' cache of these
+        runs, each record as it was read here (:meth:`Runs.records_cache_entries`)."""
         import pyarrow as pa
 
         from satsweep.store.rows import rows_table
@@ -145,6 +148,7 @@ class Compaction(Runs):
         suffixes = [f".{name}.parquet" for name in tables]
         read: dict[str, list[pa.Table]] = {suffix: [] for suffix in [".parquet", *suffixes]}
         held: list[dict] = []  # the rows from records, made one table before the next file's
+        seen_now: dict[str, list] = {}  # the records' cache to come (Runs.records_cache_entries)
 
         def take(table: pa.Table | None = None) -> None:
             if held:
@@ -155,8 +159,13 @@ class Compaction(Runs):
 
         for run in state.done:
             try:  # every done run has a record (:meth:`repair` wrote those that had none)
-                record = json.loads(self.record_file(run).read_bytes())
-                files, within = record["files"], ROW in record
+                with open(self.record_file(run), "rb") as handle:
+                    record = json.loads(handle.read())
+                    stat = os.fstat(handle.fileno())
+                seen = seen_in(record)
+                if type(seen.made) is int and seen.made != run.run:  # replaced since the state
+                    return None
+                files, within = seen.files, seen.within
                 if within:
                     if not row_matches(record):
                         return None
@@ -175,13 +184,14 @@ class Compaction(Runs):
                         take(table)
                     else:
                         read[suffix].append(table)
+                seen_now[f"{run.config_id}/r{run.replication}"] = [*identity(stat), *seen]
             except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):
                 return None
         try:
             take()
         except (ValueError, TypeError, pa.ArrowException):
             return None
-        return read
+        return read, seen_now
 
     def compaction_problem(self, state: State, deep: bool = False) -> str | None:
         """None when the compacted tables hold exactly the done runs of ``state`` (its design's

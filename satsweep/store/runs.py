@@ -11,11 +11,11 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from satsweep.design import Configuration, Design, Run
 from satsweep.engine import file_sha256
-from satsweep.store.files import parquet_bytes, write_bytes, write_json
+from satsweep.store.files import parquet_bytes, write_atomically, write_bytes, write_json
 from satsweep.store.layout import (
     RECORD,
     ROW,
@@ -40,21 +40,53 @@ NOT_DONE = "not done"
 _NONE: frozenset[int] = frozenset()
 
 
+class Seen(NamedTuple):
+    """What the quick look takes from a run's record (:func:`seen_in`)."""
+
+    made: object  # the run number the run was made with (None in a record of before them)
+    files: dict[str, Any]  # the files it vouches for, by name: bytes, mtime_ns, sha256, rows
+    within: bool  # whether the record holds the run's row (else r<k>.parquet does)
+    row_sha256: object  # the row's sha256 when it holds it
+
+
+def seen_in(record: Any) -> Seen:
+    """:class:`Seen` of a parsed record; TypeError or KeyError when it is not one."""
+    files = record["files"]
+    if not isinstance(files, dict):
+        raise TypeError(files)
+    within = ROW in record  # the run's row is in its record, not a file of its own
+    if within and not isinstance(record[ROW], dict):
+        raise TypeError(record[ROW])
+    return Seen(record.get("run"), files, within, record.get(ROW_SHA256))
+
+
+def identity(stat: os.stat_result) -> list[int]:
+    """A file's identity for the records' cache: inode, size, modification and change times
+    (a file rewritten, replaced, copied or touched has another)."""
+    return [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+
+
+#: The records' cache's format (:meth:`Runs.records_cache_entries`): a cache of another is
+#: not read. Each entry: the record file's identity (4 ints), then its :class:`Seen`.
+CACHE_FORMAT = 1
+_CACHED = 4 + len(Seen._fields)
+
+
 def _file_entry(stat: os.stat_result, sha256: str, rows: int) -> dict[str, Any]:
     """A file's entry in its run's record."""
     return {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256, "rows": rows}
 
 
-def _digest_line(run: Run, folder: str, record: dict[str, Any] | None) -> bytes:
+def _digest_line(run: Run, folder: str, seen: Seen | None) -> bytes:
     """What a done run adds to the digest of a store's runs (:attr:`State.digest`): its key,
     its run number and the sha256 of its run row as its record gives it (of the row it holds,
     or of its file in ``folder`` for a run stored before records held the row), or read for a
     run made before records (a run redone gets another row: its start time at least)."""
     row = run_file_name(run.replication)
-    if record is None:
+    if seen is None:
         recorded = file_sha256(f"{folder}/{row}")
     else:
-        recorded = record.get(ROW_SHA256) if ROW in record else record["files"][row].get("sha256")
+        recorded = seen.row_sha256 if seen.within else seen.files[row].get("sha256")
     return f"{run.config_id}/r{run.replication}:{run.run}:{recorded}\n".encode()
 
 
@@ -124,21 +156,26 @@ class Runs(Layout):
         return self._verify(self.run_folder(run.config_id), run, list(tables), deep)[0]
 
     def _verify(
-        self, folder: str, run: Run, tables: list[str], deep: bool = False
-    ) -> tuple[str | None, dict[str, Any] | None]:
-        """:meth:`verify` of a run whose files are in ``folder``, and the run's record (None
-        without one). Paths are strings: :meth:`state` calls it for every run."""
+        self,
+        folder: str,
+        run: Run,
+        tables: list[str],
+        deep: bool = False,
+        cached: Seen | None = None,
+    ) -> tuple[str | None, Seen | None]:
+        """:meth:`verify` of a run whose files are in ``folder``, and what its record says
+        (None without one). Paths are strings: :meth:`state` calls it for every run.
+        ``cached``: the record as the records' cache has it, its file unchanged since
+        (:meth:`_cached`), taken instead of reading it unless ``deep``."""
         row = f"{folder}/{run_file_name(run.replication)}"
         record_name = run_file_name(run.replication, RECORD)
         try:
-            with open(f"{folder}/{record_name}", "rb") as handle:
-                record = json.loads(handle.read())
-            recorded = record["files"]
-            if not isinstance(recorded, dict):
-                raise TypeError(recorded)
-            within = ROW in record  # the run's row is in its record, not a file of its own
-            if within and not isinstance(record[ROW], dict):
-                raise TypeError(record[ROW])
+            if cached is not None and not deep:
+                seen = cached
+            else:
+                with open(f"{folder}/{record_name}", "rb") as handle:
+                    record = json.loads(handle.read())
+                seen = seen_in(record)
         except FileNotFoundError:
             if not os.path.isfile(row):
                 return NOT_DONE, None
@@ -148,13 +185,52 @@ class Runs(Layout):
             return problem or self._other_run(run, row_value(Path(row), "run")), None
         except (OSError, ValueError, KeyError, TypeError) as e:
             return f"{record_name} is unreadable ({e.__class__.__name__})", None
-        made = record.get("run")
+        made = seen.made
         if type(made) is not int and os.path.isfile(row):  # a record of before run numbers
             made = row_value(Path(row), "run")
-        names = vouched_names(run.replication, tables, row=not within)
-        if within and deep and not row_matches(record):
-            return f"{record_name}: its run row does not match its sha256", record
-        return self._intact(folder, names, recorded, deep) or self._other_run(run, made), record
+        names = vouched_names(run.replication, tables, row=not seen.within)
+        if seen.within and deep and not row_matches(record):
+            return f"{record_name}: its run row does not match its sha256", seen
+        return self._intact(folder, names, seen.files, deep) or self._other_run(run, made), seen
+
+    @staticmethod
+    def _cached(folder: str, run_key: str, replication: int, cache: dict[str, Any]) -> Seen | None:
+        """The run's record as the records' cache has it when the record's file still has the
+        identity the cache gives it (it is the file the last compaction read), else None."""
+        entry = cache.get(run_key)
+        # of the shape of an entry; its identity is then compared with the file's (ints)
+        if type(entry) is not list or len(entry) != _CACHED or type(entry[5]) is not dict:
+            return None
+        try:
+            stat = os.stat(f"{folder}/r{replication}{RECORD}")
+        except OSError:
+            return None
+        if type(entry[6]) is not bool or identity(stat) != entry[:4]:
+            return None
+        return Seen(*entry[4:])
+
+    def records_cache_entries(self, design: Design) -> dict[str, Any]:
+        """The records' cache (:attr:`Layout.records_cache`) by run (``<config_id>/r<k>``),
+        each entry the record file's :func:`identity` then its :class:`Seen` (the shape
+        unchecked: :meth:`_cached`). Empty when the cache is missing, unreadable or made
+        for another base_seed or streams: its entries are runs of the design it was written
+        for (:meth:`write_records_cache`), their run numbers that design's."""
+        try:
+            with open(self.records_cache, "rb") as handle:
+                cache = json.loads(handle.read())
+            made_for = [cache["format"], cache["base_seed"], cache["streams"]]
+            entries = cache["records"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+        ours = made_for == [CACHE_FORMAT, design.base_seed, design.streams]
+        return entries if ours and isinstance(entries, dict) else {}
+
+    def write_records_cache(self, design: Design, entries: dict[str, list]) -> None:
+        """Writes the records' cache of ``design``'s done runs (atomically; compact JSON: it
+        holds every done run): only runs made with its run numbers belong there."""
+        cache = {"format": CACHE_FORMAT, "base_seed": design.base_seed, "streams": design.streams}
+        text = json.dumps({**cache, "records": entries}, separators=(",", ":"))
+        write_atomically(self.records_cache, lambda t: t.write_text(text))
 
     @staticmethod
     def _intact(folder: str, names: list[str], recorded: dict[str, Any], deep: bool) -> str | None:
@@ -198,6 +274,7 @@ class Runs(Layout):
         result = State(design, self)
         tables = list(design.describe.tables)
         present = self.configurations_with_files()
+        cache = {} if deep else self.records_cache_entries(design)
         digest = hashlib.sha256()
         for config in design.iter_configurations():
             if config.config_id not in present:
@@ -211,13 +288,16 @@ class Runs(Layout):
             for k in range(1, r + 1):
                 if listed is not None and k not in listed:
                     continue  # no file: missing
-                run = config.run(design, k)
-                problem, record = self._verify(folder, run, tables, deep)
+                cached = self._cached(folder, f"{config.config_id}/r{k}", k, cache)
+                # a record the last compaction read was made with the design's run number
+                number = cached.made if cached is not None and type(cached.made) is int else None
+                run = config.run(design, k, number)
+                problem, seen = self._verify(folder, run, tables, deep, cached)
                 if problem is None:
                     result.done.append(run)
-                    if record is None:
+                    if seen is None:
                         result.unrecorded.append(run)
-                    digest.update(_digest_line(run, folder, record))
+                    digest.update(_digest_line(run, folder, seen))
                     done += 1
                 elif problem is not NOT_DONE:
                     result.damaged.append((run, problem))

@@ -28,3 +28,9 @@ def as_stored_before(store: Path, design_file: Path) -> None:
         record["files"] = {row.name: entry, **record["files"]}
         path.write_text(json.dumps(record, indent=1) + "\n")
     Store(store).collect(design)  # compaction.json's digest, of the rows' files then
+
+
+def compacted_here(store: Path, design_file: Path) -> None:
+    """The store compacted again where it is: its records' cache is then of these very files
+    (a copy's is of the files it was copied from, and its quick look reads every record)."""
+    Store(store).collect(Store(store).bind(load_design(design_file)))
