@@ -1,7 +1,7 @@
 """Benchmark of satsweep's fixed and per-run overhead, against `xargs -P` running the same runs.
 
     .venv/bin/python bench/bench_overhead.py [--lengths 0.01,0.05,0.5,5] [--counts 100,1000,10000]
-        [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000]
+        [--cores 2] [--pairs 2] [--budget 200] [--fixed-max 10000] [--replications 1,100]
         [--executor ray [--group-size K]]
 
 Compiles bench/programs/spin.c (a program under the engine contract that spins for --seconds of
@@ -24,8 +24,10 @@ table: Ray's median beside the local one, the ratios ray / local and ray / xargs
 per run (ray - local) x CORES / N in core-seconds, the Snakemake jobs Ray ran (the remote
 executors group configurations into jobs: workflow/README.md, "Batching") and the same
 overhead per Ray job, (ray - local) x CORES / jobs. Then the fixed costs, on a complete store
-of N runs of L = 0 (made by `satsweep run` itself) for each N up to --fixed-max: `satsweep run`
-again with nothing to do, `satsweep status`; and once a sweep of a single run of L = 0 from
+of N runs of L = 0 (made by `satsweep run` itself) for each N up to --fixed-max, in each shape
+of --replications R that divides N (N / R configurations of R replications each: R = 1 is the
+most configurations, whose expansion and folders cost the most): `satsweep run` again with
+nothing to do, `satsweep status`; and once a sweep of a single run of L = 0 from
 scratch (through Ray too, with ``--executor ray``), against xargs running that run.
 
 Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 at N = 1000;
@@ -142,18 +144,19 @@ class Bench:
         self.fresh += 1
         return self.scratch / f"{name}-{self.fresh}"
 
-    def design(self, count: int, length: float) -> tuple[Path, str]:
-        """A design of ``count`` configurations of one run each, spinning ``length`` s."""
-        study = f"overhead-{count}x{length:g}"
+    def design(self, count: int, length: float, replications: int = 1) -> tuple[Path, str]:
+        """A design of ``count`` runs spinning ``length`` s: ``count / replications``
+        configurations of ``replications`` runs each."""
+        study = f"overhead-{count}x{length:g}" + (f"-r{replications}" if replications > 1 else "")
         path = self.scratch / f"{study}.yaml"
         path.write_text(
             yaml.safe_dump(
                 {
                     "study": study,
                     "program": "./spin",  # relative to the design file, beside it
-                    "factors": {"x": list(range(count))},
+                    "factors": {"x": list(range(count // replications))},
                     "fixed": {"seconds": length},
-                    "replications": 1,
+                    "replications": replications,
                     "base_seed": 1,
                 },
                 sort_keys=False,
@@ -322,6 +325,7 @@ class Fixed:
     count: int
     times: Times
     baseline: Times | None = None  # xargs doing the same, when there is such a thing
+    replications: int = 1  # of each configuration of the store
 
     @property
     def verdict(self) -> str:
@@ -332,22 +336,26 @@ class Fixed:
         return f"over {IDLE_TARGET:g} s"
 
 
-def measure_fixed(bench: Bench, count: int, pairs: int) -> list[Fixed]:
+def measure_fixed(bench: Bench, count: int, pairs: int, replications: int = 1) -> list[Fixed]:
     """`satsweep run` with nothing to do and `satsweep status`, on a complete store of
-    ``count`` runs of L = 0."""
-    design, study = bench.design(count, 0.0)
+    ``count`` runs of L = 0, ``replications`` of each configuration."""
+    design, study = bench.design(count, 0.0, replications)
     results = bench.fresh_dir("complete")
-    say(f"  N={count}: making the complete store ({count} runs of L=0) with satsweep run ...")
+    shape = f"N={count} r={replications}"
+    say(f"  {shape}: making the complete store ({count} runs of L=0) with satsweep run ...")
     made = bench.time_sweep(design, study, count, results=results, watch=True)
-    say(f"  N={count}: store made in {made:.1f} s")
+    say(f"  {shape}: store made in {made:.1f} s")
     idle, status = [], []
     for pair in range(1, pairs + 1):
         # the store stays complete: each repetition finds the same nothing to do
         idle.append(bench.time_sweep(design, study, count, results=results))
-        say(f"  N={count} pair {pair}/{pairs}: nothing to do {idle[-1]:8.2f} s")
+        say(f"  {shape} pair {pair}/{pairs}: nothing to do {idle[-1]:8.2f} s")
         status.append(bench.satsweep("status", design, results))
-        say(f"  N={count} pair {pair}/{pairs}: status        {status[-1]:8.2f} s")
-    return [Fixed("nothing to do", count, Times(idle)), Fixed("status", count, Times(status))]
+        say(f"  {shape} pair {pair}/{pairs}: status        {status[-1]:8.2f} s")
+    return [
+        Fixed("nothing to do", count, Times(idle), replications=replications),
+        Fixed("status", count, Times(status), replications=replications),
+    ]
 
 
 def measure_single(bench: Bench, pairs: int) -> list[Fixed]:
@@ -390,6 +398,11 @@ def main() -> int:
         help="measure the fixed costs on complete stores of each N up to this",
     )
     parser.add_argument(
+        "--replications",
+        default="1,100",
+        help="the complete stores' replications of each configuration (each that divides N)",
+    )
+    parser.add_argument(
         "--executor",
         choices=["local", "ray"],
         default="local",
@@ -402,8 +415,9 @@ def main() -> int:
     )
     args = parser.parse_args()
     lengths, counts = floats(args.lengths), ints(args.counts)
-    if args.pairs < 1 or args.cores < 1:
-        parser.error("--pairs and --cores take 1 or more")
+    replications = ints(args.replications)
+    if args.pairs < 1 or args.cores < 1 or min(replications) < 1:
+        parser.error("--pairs, --cores and --replications take 1 or more")
     if args.group_size is not None and (args.executor != "ray" or args.group_size < 1):
         parser.error("--group-size takes 1 or more, with --executor ray")
 
@@ -437,8 +451,9 @@ def main() -> int:
                 say("fixed costs: a sweep of 1 run of L=0 from scratch")
                 fixed += measure_single(bench, args.pairs)
             for N in fixed_counts:
-                say(f"fixed costs on a complete store of N={N}")
-                fixed += measure_fixed(bench, N, args.pairs)
+                for r in (r for r in replications if N % r == 0):
+                    say(f"fixed costs on a complete store of N={N}, r={r}")
+                    fixed += measure_fixed(bench, N, args.pairs, r)
         finally:
             if bench.ray is not None:
                 left = bench.ray.stop()
@@ -489,12 +504,12 @@ def main() -> int:
     if fixed:
         say("")
         say(f"fixed costs (median of {args.pairs}; min in brackets)")
-        say(f"{'what':<14} {'N':>6} {'satsweep s':>18} {'xargs s':>16}  target")
+        say(f"{'what':<14} {'N':>6} {'r':>5} {'satsweep s':>18} {'xargs s':>16}  target")
         for f in fixed:
             base = f"{f.baseline.median:>7.3f} ({f.baseline.least:>6.3f})" if f.baseline else ""
             say(
-                f"{f.what:<14} {f.count:>6} {f.times.median:>8.2f} ({f.times.least:>7.2f}) "
-                f"{base:>16}  {f.verdict}"
+                f"{f.what:<14} {f.count:>6} {f.replications:>5} {f.times.median:>8.2f} "
+                f"({f.times.least:>7.2f}) {base:>16}  {f.verdict}"
             )
     if not any(f.what == "nothing to do" and f.count == IDLE_COUNT for f in fixed):
         say(f"target nothing to do < {IDLE_TARGET:g} s at N = {IDLE_COUNT}: not measured")
