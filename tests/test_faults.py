@@ -465,6 +465,15 @@ def _cache_entries_of_another_shape(path: Path) -> None:
     path.write_text(json.dumps(cache))
 
 
+def _cache_says_a_table_is_missing(path: Path) -> None:
+    """Each entry's files as a record that vouches for no table would have them, the record
+    files' identities kept: the cache's view shows every run damaged."""
+    cache = json.loads(path.read_text())
+    for entry in cache["records"].values():
+        entry[5] = {}
+    path.write_text(json.dumps(cache))
+
+
 @pytest.mark.parametrize(
     "damage",
     [
@@ -472,12 +481,20 @@ def _cache_entries_of_another_shape(path: Path) -> None:
         lambda path: path.write_text('{"format": 1, "records": '),
         _cache_of_another_seed,
         _cache_entries_of_another_shape,
+        _cache_says_a_table_is_missing,
     ],
-    ids=["removed", "cut short", "of another base_seed", "entries of another shape"],
+    ids=[
+        "removed",
+        "cut short",
+        "of another base_seed",
+        "entries of another shape",
+        "a run damaged by its word",
+    ],
 )
 def test_the_records_cache_changes_no_answer(toy, done, capsys, damage):
-    """The records' cache removed, cut short, made for another base_seed or with entries of
-    another shape: the same done runs, run numbers and digest as with it, each record read;
+    """The records' cache removed, cut short, made for another base_seed, with entries of
+    another shape, or showing runs damaged that are not (a run is damaged only by what its
+    record says): the same done runs, run numbers and digest as with it, each record read;
     the next compaction writes it again."""
     store = Store(done)
     design = store.bind(load_design(toy))

@@ -293,6 +293,9 @@ class Runs(Layout):
                 number = cached.made if cached is not None and type(cached.made) is int else None
                 run = config.run(design, k, number)
                 problem, seen = self._verify(folder, run, tables, deep, cached)
+                if problem is not None and cached is not None:  # the record has the last word
+                    run = config.run(design, k)
+                    problem, seen = self._verify(folder, run, tables, deep)
                 if problem is None:
                     result.done.append(run)
                     if seen is None:
