@@ -518,6 +518,27 @@ def test_the_records_cache_changes_no_answer(toy, done, capsys, damage):
     assert answer() == with_cache
 
 
+def test_a_copied_store_gets_its_records_cache_from_a_run_with_nothing_to_do(
+    toy, done, tmp_path, capsys
+):
+    """A copy's records' cache is of the files it was copied from: `status` reads every record
+    and writes nothing; `satsweep run`, with nothing to do, writes the cache of the records it
+    read, and the next look reads none."""
+    copy = tmp_path / "copy"
+    shutil.copytree(done.parent, copy, copy_function=shutil.copy2)
+    store = Store(copy / "toy")
+    design = store.bind(load_design(toy))
+    assert store.state(design).records_read == 2  # each identity changed with the copy
+    cache = store.records_cache.read_bytes()
+    assert cli.main(["status", str(toy), "--results", str(copy)]) == 0
+    assert store.records_cache.read_bytes() == cache
+    assert "toy: 2/2 runs done (0 now, 2 before)" in run_toy(toy, copy, capsys)
+    state = store.state(design)
+    assert state.records_read == 0 and len(state.done) == 2
+    for key, entry in store.records_cache_entries(design).items():
+        assert entry[:4] == identity((store.root / "runs" / f"{key}.record.json").stat())
+
+
 def test_a_copied_store_stays_intact(toy, done, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(done.parent, copy)  # new modification times, same contents

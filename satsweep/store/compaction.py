@@ -17,7 +17,7 @@ from satsweep.design import Design
 from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_table, write_json
 from satsweep.store.layout import ROW, StoreError, row_matches
-from satsweep.store.runs import Runs, State, identity, seen_in
+from satsweep.store.runs import Runs, State, read_record, seen_in
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -159,9 +159,7 @@ class Compaction(Runs):
 
         for run in state.done:
             try:  # every done run has a record (:meth:`repair` wrote those that had none)
-                with open(self.record_file(run), "rb") as handle:
-                    record = json.loads(handle.read())
-                    stat = os.fstat(handle.fileno())
+                record, as_read = read_record(self.record_file(run))
                 seen = seen_in(record)
                 if type(seen.made) is int and seen.made != run.run:  # replaced since the state
                     return None
@@ -184,7 +182,8 @@ class Compaction(Runs):
                         take(table)
                     else:
                         read[suffix].append(table)
-                seen_now[f"{run.config_id}/r{run.replication}"] = [*identity(stat), *seen]
+                if as_read is not None:  # else the record changed as it was read: not cached
+                    seen_now[f"{run.config_id}/r{run.replication}"] = [*as_read, *seen]
             except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):
                 return None
         try:

@@ -24,8 +24,9 @@ results directory.
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
       compaction.json                 what the last compaction wrote (Snakemake's target): the
                                       runs, their digest, each table's rows, size and sha256
-      records-cache.json              what the last compaction read of each run's record,
-                                      under the record file's identity (inode, size, times):
+      records-cache.json              what the last compaction (or `run` with nothing to do)
+                                      read of each run's record, under the record file's
+                                      identity (inode, size, times):
                                       a record whose file still has it is not read again by
                                       the quick look (a cache: deleting it loses nothing)
       quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way

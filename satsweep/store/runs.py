@@ -66,6 +66,16 @@ def identity(stat: os.stat_result) -> list[int]:
     return [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
 
 
+def read_record(path: str | os.PathLike[str]) -> tuple[Any, list[int] | None]:
+    """A record file parsed, and its :func:`identity` when the file did not change while it
+    was read (else None: what was read is not to be cached under it)."""
+    with open(path, "rb") as handle:
+        before = identity(os.fstat(handle.fileno()))
+        record = json.loads(handle.read())
+        unchanged = identity(os.fstat(handle.fileno())) == before
+    return record, before if unchanged else None
+
+
 #: The records' cache's format (:meth:`Runs.records_cache_entries`): a cache of another is
 #: not read. Each entry: the record file's identity (4 ints), then its :class:`Seen`.
 CACHE_FORMAT = 1
@@ -111,6 +121,10 @@ class State:
     #: (_digest_line): compaction.json keeps that of the runs compacted
     #: (:meth:`Store.compaction_problem`)
     digest: str = ""
+    #: the records' cache of the done runs as this state saw them (each record taken from the
+    #: cache or read), and how many were read: :meth:`Runs.write_records_cache` takes them
+    seen: dict[str, list] = field(default_factory=dict, repr=False)
+    records_read: int = 0
 
     @property
     def total(self) -> int:
@@ -162,36 +176,38 @@ class Runs(Layout):
         tables: list[str],
         deep: bool = False,
         cached: Seen | None = None,
-    ) -> tuple[str | None, Seen | None]:
-        """:meth:`verify` of a run whose files are in ``folder``, and what its record says
-        (None without one). Paths are strings: :meth:`state` calls it for every run.
-        ``cached``: the record as the records' cache has it, its file unchanged since
-        (:meth:`_cached`), taken instead of reading it unless ``deep``."""
+    ) -> tuple[str | None, Seen | None, list[int] | None]:
+        """:meth:`verify` of a run whose files are in ``folder``, what its record says (None
+        without one) and, when it was read, the record file's identity (:func:`read_record`).
+        Paths are strings: :meth:`state` calls it for every run. ``cached``: the record as
+        the records' cache has it, its file unchanged since (:meth:`_cached`), taken instead
+        of reading it unless ``deep``."""
         row = f"{folder}/{run_file_name(run.replication)}"
         record_name = run_file_name(run.replication, RECORD)
+        read = None
         try:
             if cached is not None and not deep:
                 seen = cached
             else:
-                with open(f"{folder}/{record_name}", "rb") as handle:
-                    record = json.loads(handle.read())
+                record, read = read_record(f"{folder}/{record_name}")
                 seen = seen_in(record)
         except FileNotFoundError:
             if not os.path.isfile(row):
-                return NOT_DONE, None
+                return NOT_DONE, None, None
             # a run made before records: its files must parse
             names = vouched_names(run.replication, tables)
             problem = readable([Path(folder, name) for name in names])
-            return problem or self._other_run(run, row_value(Path(row), "run")), None
+            return problem or self._other_run(run, row_value(Path(row), "run")), None, None
         except (OSError, ValueError, KeyError, TypeError) as e:
-            return f"{record_name} is unreadable ({e.__class__.__name__})", None
+            return f"{record_name} is unreadable ({e.__class__.__name__})", None, None
         made = seen.made
         if type(made) is not int and os.path.isfile(row):  # a record of before run numbers
             made = row_value(Path(row), "run")
         names = vouched_names(run.replication, tables, row=not seen.within)
         if seen.within and deep and not row_matches(record):
-            return f"{record_name}: its run row does not match its sha256", seen
-        return self._intact(folder, names, seen.files, deep) or self._other_run(run, made), seen
+            return f"{record_name}: its run row does not match its sha256", seen, read
+        problem = self._intact(folder, names, seen.files, deep) or self._other_run(run, made)
+        return problem, seen, read
 
     @staticmethod
     def _cached(folder: str, run_key: str, replication: int, cache: dict[str, Any]) -> Seen | None:
@@ -288,18 +304,24 @@ class Runs(Layout):
             for k in range(1, r + 1):
                 if listed is not None and k not in listed:
                     continue  # no file: missing
-                cached = self._cached(folder, f"{config.config_id}/r{k}", k, cache)
+                key = f"{config.config_id}/r{k}"
+                cached = self._cached(folder, key, k, cache)
                 # a record the last compaction read was made with the design's run number
                 number = cached.made if cached is not None and type(cached.made) is int else None
                 run = config.run(design, k, number)
-                problem, seen = self._verify(folder, run, tables, deep, cached)
+                problem, seen, read = self._verify(folder, run, tables, deep, cached)
                 if problem is not None and cached is not None:  # the record has the last word
                     run = config.run(design, k)
-                    problem, seen = self._verify(folder, run, tables, deep)
+                    problem, seen, read = self._verify(folder, run, tables, deep)
                 if problem is None:
                     result.done.append(run)
                     if seen is None:
                         result.unrecorded.append(run)
+                    elif read is not None:
+                        result.seen[key] = [*read, *seen]
+                        result.records_read += 1
+                    elif cached is not None and not deep:
+                        result.seen[key] = cache[key]
                     digest.update(_digest_line(run, folder, seen))
                     done += 1
                 elif problem is not NOT_DONE:

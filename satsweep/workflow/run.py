@@ -540,6 +540,8 @@ def _run_once(
     log = store.logs / "snakemake.log"
     if not (before.n_missing or before.failed or before.damaged):
         if store.compaction_problem(before) is None:  # nothing to do: no Snakemake at all
+            if before.records_read:  # a store copied, or made before the cache: now it has one
+                store.write_records_cache(design, before.seen)
             return SweepReport(design, store, 0, done_before, 0, before,
                                time.perf_counter() - start, log)  # fmt: skip
     _date_manifests_now(store)
