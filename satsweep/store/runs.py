@@ -283,7 +283,8 @@ class Runs(Layout):
         """Which of the design's runs are done (and intact: :meth:`verify`), damaged, failed
         or missing, from the files alone; ``deep`` rereads every file. runs/ is read once; of
         each configuration with a directory there, the replications 1..r are looked at in
-        turn, each with one read of its record and one stat per file, until one is not done:
+        turn, each with one read of its record (one stat of it when the records' cache has it:
+        :meth:`_cached`) and one stat per file, until one is not done:
         then the directory is read once and only the replications with files are looked at
         (the listing of every directory cost a quarter of a complete store's state, and
         looking at every replication of a sparse store would cost its design's size)."""
