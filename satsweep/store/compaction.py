@@ -17,7 +17,7 @@ from satsweep.design import Design
 from satsweep.engine import file_sha256
 from satsweep.store.files import parquet_table, write_json
 from satsweep.store.layout import ROW, StoreError, row_matches
-from satsweep.store.runs import Runs, State, read_record, seen_in
+from satsweep.store.runs import Runs, State, cache_entry, read_record, seen_in
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -183,7 +183,7 @@ class Compaction(Runs):
                     else:
                         read[suffix].append(table)
                 if as_read is not None:  # else the record changed as it was read: not cached
-                    seen_now[f"{run.config_id}/r{run.replication}"] = [*as_read, *seen]
+                    seen_now[f"{run.config_id}/r{run.replication}"] = cache_entry(as_read, seen)
             except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):
                 return None
         try:

@@ -79,7 +79,14 @@ def read_record(path: str | os.PathLike[str]) -> tuple[Any, list[int] | None]:
 #: The records' cache's format (:meth:`Runs.records_cache_entries`): a cache of another is
 #: not read. Each entry: the record file's identity (4 ints), then its :class:`Seen`.
 CACHE_FORMAT = 1
-_CACHED = 4 + len(Seen._fields)
+_IDENTITY = 4  # the ints of identity()
+_CACHED = _IDENTITY + len(Seen._fields)
+_FILES, _WITHIN = (_IDENTITY + Seen._fields.index(name) for name in ("files", "within"))
+
+
+def cache_entry(identity_read: list[int], seen: Seen) -> list:
+    """A run's entry in the records' cache: its record file's identity, then :class:`Seen`."""
+    return [*identity_read, *seen]
 
 
 def _file_entry(stat: os.stat_result, sha256: str, rows: int) -> dict[str, Any]:
@@ -215,15 +222,15 @@ class Runs(Layout):
         identity the cache gives it (it is the file the last compaction read), else None."""
         entry = cache.get(run_key)
         # of the shape of an entry; its identity is then compared with the file's (ints)
-        if type(entry) is not list or len(entry) != _CACHED or type(entry[5]) is not dict:
+        if type(entry) is not list or len(entry) != _CACHED or type(entry[_FILES]) is not dict:
             return None
         try:
             stat = os.stat(f"{folder}/r{replication}{RECORD}")
         except OSError:
             return None
-        if type(entry[6]) is not bool or identity(stat) != entry[:4]:
+        if type(entry[_WITHIN]) is not bool or identity(stat) != entry[:_IDENTITY]:
             return None
-        return Seen(*entry[4:])
+        return Seen(*entry[_IDENTITY:])
 
     def records_cache_entries(self, design: Design) -> dict[str, Any]:
         """The records' cache (:attr:`Layout.records_cache`) by run (``<config_id>/r<k>``),
@@ -319,7 +326,7 @@ class Runs(Layout):
                     if seen is None:
                         result.unrecorded.append(run)
                     elif read is not None:
-                        result.seen[key] = [*read, *seen]
+                        result.seen[key] = cache_entry(read, seen)
                         result.records_read += 1
                     elif cached is not None and not deep:
                         result.seen[key] = cache[key]
