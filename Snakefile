@@ -5,6 +5,7 @@
 # `satsweep run SWEEP` runs this with the store as working directory and its paths in a JSON
 # file (--configfile: `--config key=value` parses values again as YAML); see workflow/README.md.
 import os
+import shlex
 import sys
 import uuid
 from pathlib import Path

@@ -11,7 +11,8 @@ The package's rooms, in the data's direction; each imports only the rooms before
   compaction, the recorded design, SQL views;
 - ``analysis``: the factorial analysis (DuckDB SQL in ``analysis/``) of a table of runs;
 - ``report``: a study's tables, analysis and figures as HTML and Markdown;
-- ``workflow``: running a design's runs through Snakemake (the driver, its jobs, their order);
+- ``workflow``: running a design's runs, by local workers or Snakemake (the driver, its jobs,
+  their order);
 - ``cluster``: a sweep as one Slurm job running a Ray cluster;
 - ``cli``: the ``satsweep`` command.
 

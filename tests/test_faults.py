@@ -812,9 +812,9 @@ def test_ctrl_c_stops_the_sweep_and_keeps_finished_runs(tmp_path, capsys, backgr
     proc.wait(timeout=60)
     err = Path(f"{results}.err").read_text()
     assert proc.returncode == 130, err
-    assert "satsweep run: error: interrupted: Snakemake stopped; finished runs are kept" in err
+    assert "satsweep run: error: interrupted: the sweep stopped; finished runs are kept" in err
     time.sleep(0.5)
-    assert in_sessions({proc.pid}) == []  # no Snakemake, job or program left behind
+    assert in_sessions({proc.pid}) == []  # no worker or program left behind
     kept = {p: p.stat().st_mtime_ns for p in (results / "toy").glob("runs/*/r*.record.json")}
     assert 3 <= len(kept) < 8
     capsys.readouterr()

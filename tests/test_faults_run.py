@@ -1,5 +1,5 @@
 """Faults of `satsweep run` itself (issue 28, items 3, 4, 8 and 10): paths that Snakemake would
-parse again, an orphaned Snakemake or job writing beside a new run, a stop that is said before
+parse again, an orphaned worker or job writing beside a new run, a stop that is said before
 it happened, a program that hangs, a manifest dated in the future, and a full disk whose cause
 was shown nowhere. Real runs of docs/examples/mm1.py (behind small wrappers), real processes and
 signals."""
@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep import cli
+from satsweep.workflow import jobs
 from satsweep.workflow.jobs import proc_stat
 from tests.support.processes import processes
 from tests.support.sweeps import MM1, on_a_full_disk, sweep_file
@@ -129,10 +130,10 @@ def leftovers(tmp_path):
     ["r #1", "a: b", 'it\'s "quoted"', "{x} $HOME `id` é 雪"],
     ids=["hash", "colon", "quotes", "braces-dollar-unicode"],
 )
-def test_paths_reach_snakemake_as_they_are(tmp_path, capsys, name):
-    """`--config key=value` parsed each path again as YAML: `#` cut it (the store landed in
-    `r/`, unlocked, "0 runs done"), quotes vanished, `: ` failed; `{x}` in a file pattern is a
-    wildcard. The results folder and the design's folder both carry the name."""
+def test_paths_reach_the_workers_as_they_are(tmp_path, capsys, name):
+    """Snakemake's `--config key=value` parsed each path again as YAML: `#` cut it (the store
+    landed in `r/`, unlocked, "0 runs done"), quotes vanished, `: ` failed; `{x}` in a file
+    pattern is a wildcard. The results folder and the design's folder both carry the name."""
     folder = tmp_path / f"design {name}"
     folder.mkdir()
     design = folder / "toy.yaml"
@@ -152,55 +153,72 @@ def test_paths_reach_snakemake_as_they_are(tmp_path, capsys, name):
 
 
 @pytest.mark.slow
-def test_kill_9_of_satsweep_alone_keeps_its_orphans_from_running_beside_a_new_run(
-    tmp_path, leftovers
-):
-    """The OOM killer or a lost login takes satsweep alone: its Snakemake, then its jobs, still
-    hold the store, so a new run is refused (naming them) until they end. The run of its head
-    start (jobs.HeadStart) dies with it and is made again; every other run once."""
+def test_kill_9_of_satsweep_alone_takes_its_workers_and_programs_along(tmp_path, leftovers):
+    """The OOM killer or a lost login takes satsweep alone: its workers, and their programs,
+    end with it (none is left writing beside a new run, though their programs would wait
+    forever), and the next run makes again exactly the runs that were killed."""
     program = write_program(tmp_path, "gated.py", GATED)
     design = tmp_path / "toy.yaml"
     design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
     results = tmp_path / "results"
     calls = tmp_path / "calls"
     first = start_run(design, results)
-    # the first configuration by satsweep itself while Snakemake starts, the next by each worker
+    # the first configuration by satsweep itself while its workers start, the next by each
     wait_until(lambda: len(list(calls.glob("*"))) == 3, "three programs run")
-    own = [p.name.split(".")[0] for p in calls.iterdir() if parent_of(p) == first.pid]
-    assert len(own) == 1, own
+    killed = {p.name.split(".")[0] for p in calls.iterdir()}
     first.kill()  # SIGKILL to satsweep alone
     first.wait(timeout=30)
+    wait_until(lambda: not processes_under(tmp_path), "its workers and programs end", 30)
+
+    (tmp_path / "gate").touch()
+    last = satsweep("run", str(design), "--results", str(results), "--cores", "2")
+    assert last.returncode == 0, last.stderr
+    assert "toy: 4/4 runs done (4 now, 0 before)" in last.stderr
+    invocations = collections.Counter(p.name.split(".")[0] for p in calls.iterdir())
+    assert len(invocations) == 4
+    assert {run for run, n in invocations.items() if n == 2} == killed  # made again
+    assert sum(invocations.values()) == 4 + len(killed)  # the fourth run once
+
+
+@pytest.mark.slow
+def test_a_job_of_an_earlier_run_still_writing_keeps_a_new_run_out(tmp_path, leftovers):
+    """A job orphaned by a killed Snakemake (a remote executor's, or a Snakemake started by
+    hand) still writes to the store: a new run is refused (exit 1), naming the job's pid and
+    command, until it ends; then the new run finds its runs done, each made once."""
+    program = write_program(tmp_path, "gated.py", GATED)
+    design = tmp_path / "toy.yaml"
+    design.write_text(TOY.format(program=program, loads="[0.3, 0.5]"))
+    results = tmp_path / "results"
+    assert satsweep("plan", str(design), "--results", str(results)).returncode == 0
+    store = results / "toy"
+    (store / "workers" / "by-hand").mkdir(parents=True)
+    worker = store / "workers" / "by-hand" / "worker-1.json"
+    # a worker of a local pass started by hand: the Snakefile's `work` job
+    job = subprocess.Popen(
+        jobs.work_command(str(design), str(worker), False, os.getpid()), cwd=store,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    wait_until(lambda: len(list((tmp_path / "calls").glob("*"))) == 1, "the job's program runs")
     args = ["run", str(design), "--results", str(results), "--cores", "2"]
-
     refused = satsweep(*args)
     assert refused.returncode == 1, refused.stderr
-    assert f"another satsweep run is using {results / 'toy'} (held by pid " in refused.stderr
-    assert "-m satsweep.workflow.snakemake_cli" in refused.stderr  # the orphaned Snakemake
-
-    snakemake = [pid for pid, c in processes_under(tmp_path).items() if "snakemake_cli" in c]
-    assert snakemake
-    for pid in snakemake:
-        os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: not set(snakemake) & set(processes_under(tmp_path)), "Snakemake is gone")
-    refused = satsweep(*args)
-    assert refused.returncode == 1, refused.stderr
-    assert f"jobs of an earlier satsweep run still write to {results / 'toy'}" in refused.stderr
+    assert f"jobs of an earlier satsweep run still write to {store}" in refused.stderr
+    assert f"(held by pid {job.pid}: " in refused.stderr
     assert "satsweep.workflow.jobs work" in refused.stderr
 
     (tmp_path / "gate").touch()
-    wait_until(lambda: not processes_under(tmp_path), "the orphaned jobs end")
+    assert job.wait(timeout=120) == 0
     last = satsweep(*args)
     assert last.returncode == 0, last.stderr
-    assert "toy: 4/4 runs done (2 now, 2 before)" in last.stderr
-    invocations = collections.Counter(p.name.split(".")[0] for p in calls.iterdir())
-    assert len(invocations) == 4 and invocations.pop(own[0]) == 2  # killed, then made again
-    assert set(invocations.values()) == {1}  # every other run exactly once
+    assert "toy: 2/2 runs done (0 now, 2 before)" in last.stderr
+    assert len(list((tmp_path / "calls").glob("*"))) == 2  # each run once
 
 
 @pytest.mark.slow
 def test_sigterm_to_a_background_run_says_stopped_only_when_nothing_of_it_runs(tmp_path, leftovers):
     """SIGTERM to a run started with `cmd &`: before, Snakemake waited for its running jobs
-    (which nobody had stopped) and satsweep with it, or said "stopped" while they went on."""
+    (which nobody had stopped) and satsweep with it, or said "stopped" while they went on; its
+    workers, started with SIGINT ignored, must still stop."""
     program = write_program(tmp_path, "gated.py", GATED)
     design = tmp_path / "toy.yaml"
     design.write_text(TOY.format(program=program, loads="[0.3, 0.5, 0.7, 0.9]"))
@@ -212,8 +230,8 @@ def test_sigterm_to_a_background_run_says_stopped_only_when_nothing_of_it_runs(t
     proc.wait(timeout=120)  # the gate stays shut: the programs would wait forever
     err = Path(f"{results}.err").read_text()
     assert proc.returncode == 130, err
-    assert "satsweep run: error: interrupted: Snakemake stopped; finished runs are kept" in err
-    assert processes_under(tmp_path) == {}  # at once: no Snakemake, job or program left
+    assert "satsweep run: error: interrupted: the sweep stopped; finished runs are kept" in err
+    assert processes_under(tmp_path) == {}  # at once: no worker or program left
 
 
 # -- item 8: a per-run time limit ---------------------------------------------------------------

@@ -83,13 +83,6 @@ def test_more_slots_make_smaller_groups_and_fixed_size_is_honoured():
 
 def test_remote_command_passes_the_slots_the_workflow_plans_groups_with():
     design = load_design(QUICK)
-    local = sweep.snakemake_command(QUICK, Path("/r"), Path("/r/q"), 2, False)
-    assert local[local.index("--cores") + 1] == "2"
-    assert not {"--executor", "--group-components", "--jobs"} & set(local)
-    config = sweep.workflow_config(QUICK, Path("/r"), 2)
-    assert config.pop("pass") != sweep.workflow_config(QUICK, Path("/r"), 2)["pass"]  # new each
-    assert config == {"sweep": str(QUICK), "results": "/r"}  # locally: no slots, no groups
-
     remote = sweep.snakemake_command(
         QUICK, Path("/r"), Path("/r/q"), 2, False, sweep.Execution("ray", jobs=4)
     )
@@ -213,8 +206,8 @@ def made_by(logs: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-def test_satsweep_run_runs_configurations_itself_until_snakemakes_workers_start(tmp_path):
-    """While Snakemake starts, `satsweep run` takes the first configurations of the pass's
+def test_satsweep_run_runs_configurations_itself_until_its_workers_start(tmp_path):
+    """While its workers start, `satsweep run` takes the first configurations of the pass's
     queue itself (logs/head-start.log) and the workers the rest: every run is made once, and
     no configuration is shared."""
     design = normal_design(tmp_path, replications=8, delay=0.05)  # 0.4 s a configuration
@@ -225,7 +218,7 @@ def test_satsweep_run_runs_configurations_itself_until_snakemakes_workers_start(
     assert sorted(everything) == sorted(
         f"{r.config_id}/r{r.replication}" for r in report.design.runs()
     )
-    assert made[jobs.HEAD_START_LOG]  # Snakemake takes longer to start than one configuration
+    assert made[jobs.HEAD_START_LOG]  # claimed before the workers start
     ahead = {run.split("/")[0] for run in made[jobs.HEAD_START_LOG]}
     order = [c.config_id for c in schedule.ranked(report.design)]
     assert ahead == set(order[: len(ahead)])  # the head of the queue
@@ -298,7 +291,7 @@ def test_the_head_start_stops_the_pass_at_a_failure_unless_keep_going(tmp_path):
     ("cores", "replications", "delay", "program", "gets"),
     [
         (2, 3, 0.1, NORMAL, True),  # 0.3 s a configuration
-        (1, 3, 0.1, NORMAL, False),  # no core left beside Snakemake's
+        (1, 3, 0.1, NORMAL, False),  # no core left beside a worker's
         (2, 3, 0.5, NORMAL, False),  # 1.5 s: it would run beside the workers that long
         (2, 1, 0.0, EFFECTS, False),  # no cost hint: its runs' length is unknown
     ],

@@ -1,4 +1,5 @@
-"""Sweeps end to end: real Snakemake, real satnet (small runs), stores in temporary directories.
+"""Sweeps end to end: real workers and Snakemake, real satnet (small runs), stores in temporary
+directories.
 
 Covers the issue's reliability list: SIGKILL mid-sweep then rerun, a failing run with
 --keep-going, raising replications, identical metrics from scratch, and the CLI around them.
@@ -115,13 +116,13 @@ def test_smoke_sweep_fills_the_store(smoke):
 
 
 def test_rerun_of_a_finished_sweep_runs_nothing(smoke, capsys):
-    """Nor starts Snakemake (its log stays the last sweep's), nor rewrites the tables."""
+    """Nor starts a worker (their logs stay the last sweep's), nor rewrites the tables."""
     store_dir = smoke / "smoke"
     before = run_files(store_dir)
     kept = {p: p.stat().st_mtime_ns for p in store_dir.glob("*") if p.is_file()}
-    kept[store_dir / "logs" / "snakemake.log"] = (
-        (store_dir / "logs" / "snakemake.log").stat().st_mtime_ns
-    )
+    logs = list((store_dir / "logs").glob("worker-*.log"))
+    assert logs
+    kept.update({log: log.stat().st_mtime_ns for log in logs})
     assert sweep(REPO / "sweeps" / "smoke.yaml", smoke) == 0
     assert run_files(store_dir) == before
     assert "(0 now, 8 before)" in capsys.readouterr().err
@@ -153,6 +154,28 @@ def test_same_sweep_from_scratch_gives_identical_metrics(smoke, tmp_path):
     assert len({r["efficiency"] for r in first}) > 1  # replications differ from each other
     c1, c2 = rows(smoke / "smoke", "connections"), rows(tmp_path / "smoke", "connections")
     assert c1 == c2
+
+
+def test_snakemake_started_by_hand_fills_the_same_store(smoke, tmp_path):
+    """`snakemake --cores 2 --config sweep=... results=...` on the shipped Snakefile (what
+    `satsweep run` does locally without Snakemake: the same workers, then `collect`) gives the
+    same runs and metrics, a store that `status` finds complete."""
+    from satsweep.workflow.run import SNAKEFILE
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--cores", "2",
+         "--config", f"sweep={REPO / 'sweeps' / 'smoke.yaml'}", f"results={tmp_path}"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    store_dir = tmp_path / "smoke"
+    assert sorted(p.name for p in (store_dir / "logs").glob("worker-*.log")) == [
+        "worker-1.log",
+        "worker-2.log",
+    ]
+    assert [metrics(r) for r in rows(store_dir)] == [metrics(r) for r in rows(smoke / "smoke")]
+    status = [str(REPO / "sweeps" / "smoke.yaml"), "--results", str(tmp_path)]
+    assert cli.main(["status", *status]) == 0
 
 
 def test_runs_lost_after_compaction_are_rerun_and_the_rest_kept(tmp_path):
@@ -286,7 +309,7 @@ def test_sigkill_mid_sweep_then_rerun_runs_each_run_exactly_once(tmp_path):
     proc = subprocess.Popen(
         [*command, "--cores", "2"],
         env=env,
-        start_new_session=True,  # its own process group: satsweep, Snakemake, jobs, satnet
+        start_new_session=True,  # its own process group: satsweep, its workers, satnet
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

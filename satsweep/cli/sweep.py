@@ -67,7 +67,7 @@ def add(commands: Subparsers) -> None:
     p = commands.add_parser(
         "run",
         parents=[sized, cored],
-        help="run a sweep through Snakemake",
+        help="run a sweep's missing runs and compact its store",
         description=_run.__doc__,
     )
     add_study_argument(p, "sweep")
@@ -81,8 +81,9 @@ def add(commands: Subparsers) -> None:
         "--executor",
         default="local",
         metavar="NAME",
-        help="Snakemake executor: local (default), ray (a running Ray cluster: set "
-        "SNAKEMAKE_RAY_ADDRESS), slurm (one Slurm job per Snakemake job), or any installed one",
+        help="local (default: one worker process per core, no Snakemake), or a Snakemake "
+        "executor: ray (a running Ray cluster: set SNAKEMAKE_RAY_ADDRESS), slurm (one Slurm job "
+        "per Snakemake job), or any installed one",
     )
     p.add_argument(
         "--jobs",
@@ -226,8 +227,9 @@ def _failure(run: Run, record: dict) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """`satsweep run`: every missing run of a sweep through Snakemake, then the store compacted."""
-    # SIGTERM (scancel, kill) stops the run as Ctrl-C does: Snakemake cancels its jobs.
+    """`satsweep run`: every missing run of a sweep (by local workers, or through Snakemake and
+    a remote executor), then the store compacted."""
+    # SIGTERM (scancel, kill) stops the run as Ctrl-C does: its workers or Snakemake's jobs too.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     design = _load("run", args, file=True)
     if design is None:
@@ -288,7 +290,7 @@ def _run(args: argparse.Namespace) -> int:
             error("run", e)
             return 2 if isinstance(e, FileNotFoundError) else 1
         except KeyboardInterrupt:
-            error("run", "interrupted: Snakemake stopped; finished runs are kept")
+            error("run", "interrupted: the sweep stopped; finished runs are kept")
             return 130
     state = report.state
     where = f"on {_cores(args.cores)}"
@@ -324,7 +326,8 @@ def _run(args: argparse.Namespace) -> int:
         console.print("[red]failed[/red]", end=" ")
         console.print(_failure(run, record), highlight=False, markup=False)
     if report.returncode != 0 and not state.failed:
-        console.print(f"Snakemake failed (exit code {report.returncode}); the end of {report.log}:")
+        failed = "Snakemake" if execution.remote else "a worker"
+        console.print(f"{failed} failed (exit code {report.returncode}); the end of {report.log}:")
         console.print(sweep.log_tail(report.log), highlight=False, markup=False)
     for said in sweep.store_errors(state):  # the cause, e.g. a full disk, after the log's end
         console.print("[red]store not written:[/red]", end=" ")

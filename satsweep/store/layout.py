@@ -17,7 +17,7 @@ results directory.
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job (a
                                       remote executor's jobs; locally a marker its worker writes)
-      workers/<pass>/                 a local Snakemake pass's queue of configurations and its
+      workers/<pass>/                 a local pass's queue of configurations and its
                                       workers' outputs (removed by the next `satsweep run`),
                                       and until the pass's compaction the rows they stored
                                       (store/batches.py)
@@ -31,7 +31,7 @@ results directory.
                                       the quick look (a cache: deleting it loses nothing)
       quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way
       logs/                           Snakemake's and the jobs' logs
-      .snakemake/                     Snakemake's metadata (`satsweep run` uses this directory)
+      .snakemake/                     Snakemake's metadata (through a remote executor)
 
 Every file is written to a temporary name in the same directory and renamed (store/files.py),
 so a reader (or a rerun after a kill) sees a whole file or none. The results directory is
@@ -206,8 +206,8 @@ class Layout:
 
     @property
     def workers(self) -> Path:
-        """The local workers' folder: one folder per Snakemake pass, with its queue and each
-        worker's output (satsweep/workflow/jobs.py)."""
+        """The local workers' folder: one folder per pass, with its queue and each worker's
+        output (satsweep/workflow/jobs.py)."""
         return self.root / "workers"
 
     def pass_folder(self, pass_id: str) -> Path:
@@ -216,6 +216,10 @@ class Layout:
 
     def worker_file(self, pass_id: str, worker: int | str) -> Path:
         return self.pass_folder(pass_id) / f"worker-{worker}.json"
+
+    def worker_log(self, worker: int | str) -> Path:
+        """A local pass's worker's log (the last pass's: the next removes it)."""
+        return self.logs / f"worker-{worker}.log"
 
     def configurations_with_files(self) -> set[str]:
         """The config_ids that have a directory under runs/ (one directory read)."""

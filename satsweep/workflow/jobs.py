@@ -1,4 +1,4 @@
-"""The workflow's jobs as a small command, so that a Snakemake job starts only what it needs.
+"""The workflow's jobs as a small command, so that a job or worker starts only what it needs.
 
     python -m satsweep.workflow.jobs simulate SWEEP MANIFEST...  # configurations' runs, remotely
     python -m satsweep.workflow.jobs work SWEEP WORKER_FILE KEEP_GOING PID  # a local worker
@@ -7,12 +7,13 @@
 Paths of the outputs locate the store (``<results>/<study>/...``), so a job needs no other
 configuration and runs the same under any Snakemake executor with a shared file system.
 
-Locally a sweep is one `work` job per core rather than one job per configuration: each worker
-takes the next configuration from a queue that the workers of a pass share (a counter under a
-file lock, over the configurations longest first), so a run costs no Python start and no
-Snakemake job, and the cores stay busy until the queue is empty. While Snakemake starts, before
-any worker has taken a configuration, `satsweep run` may take short ones from the same queue
-itself (:class:`HeadStart`).
+Locally a sweep is one worker per core rather than one job per configuration (`satsweep run`
+starts them itself, a Snakemake started by hand as its `work` jobs): each worker takes the next
+configuration from a queue that the workers of a pass share (a counter under a file lock, over
+the configurations longest first), so a run costs no Python start and no Snakemake job, and the
+cores stay busy until the queue is empty. While the workers start, before any of them has taken
+a configuration, `satsweep run` may take short ones from the same queue itself
+(:class:`HeadStart`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "run_configuration",
     "simulate_run",
     "work",
+    "work_command",
 ]
 
 #: A lock file in the store that every job holds shared while it runs: `satsweep run` starts
@@ -220,13 +222,21 @@ def simulate(sweep: str, *manifests: str) -> int:
     return 1 if failed else 0
 
 
-def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
+def work_command(sweep: str, worker_file: str, keep_going: bool, parent: int) -> list[str]:
+    """The command of a local worker (:func:`work`), which `satsweep run` starts itself and
+    the Snakefile's `work` rule as a job: ``parent`` is the pid of the process that starts it."""
+    return [sys.executable, "-m", "satsweep.workflow.jobs", "work", sweep, worker_file,
+            str(int(keep_going)), str(parent)]  # fmt: skip
+
+
+def work(sweep: str, worker_file: str, keep_going: str, parent: str) -> int:
     """A local worker: takes configurations from its pass's queue and runs their missing
     replications until the queue is empty, then writes WORKER_FILE
     (``<store>/workers/<pass>/worker-<k>.json``). After a failed run, unless KEEP_GOING is 1,
     it and the pass's other workers take no more configurations (the runs going on finish, as
-    Snakemake's jobs do), nor once the Snakemake that started it (pid SNAKEMAKE) is gone: an
-    orphaned worker ends with its run. 1 if a run failed or the queue was left."""
+    Snakemake's jobs do), nor once the process that started it (pid PARENT: `satsweep run`, or
+    a Snakemake started by hand) is gone: an orphaned worker ends with its run. 1 if a run
+    failed or the queue was left."""
     output = Path(worker_file)
     store = Store(output.parents[2])
     _hold_jobs_lock(store)
@@ -234,14 +244,14 @@ def work(sweep: str, worker_file: str, keep_going: str, snakemake: str) -> int:
     queue = output.parent
     stop = queue / "stop"
     order = schedule.ranked(design)
-    parent = _Process(int(snakemake))
+    starter = _Process(int(parent))
     keep = keep_going == "1"
     done = failures = 0
     rows = RowBatch()
     with _Queue(queue / "next") as claims:
         while keep or not stop.exists():
-            if not parent.alive():
-                _say(f"Snakemake (pid {snakemake}) is gone: no more configurations taken")
+            if not starter.alive():
+                _say(f"its parent (pid {parent}) is gone: no more configurations taken")
                 return 1
             failed = _run_next(design, store, order, claims, stop, keep, _say, rows=rows)
             if failed is None:
@@ -266,11 +276,12 @@ def _run_next(
     log: Callable[[str], None],
     only_after: int | None = None,
     rows: RowBatch | None = None,
+    claimed: int | None = None,
 ) -> int | None:
-    """Takes the pass's next configuration (:meth:`_Queue.take`) and runs its missing
-    replications: how many failed (after a failure, unless ``keep_going``, the pass is
-    stopped), None when none was taken."""
-    index = claims.take(only_after)
+    """Takes the pass's next configuration (:meth:`_Queue.take`; ``claimed``: the index taken
+    already) and runs its missing replications: how many failed (after a failure, unless
+    ``keep_going``, the pass is stopped), None when none was taken."""
+    index = claimed if claimed is not None else claims.take(only_after)
     if index is None or index >= len(order):
         return None
     failed = run_configuration(design, order[index], store, log, False, rows)
@@ -352,11 +363,11 @@ HEAD_START_LOG = "head-start.log"
 
 
 class HeadStart:
-    """`satsweep run`'s own process as a worker of its pass until Snakemake's workers start.
+    """`satsweep run`'s own process as a worker of its pass until its workers start.
 
-    Snakemake and its workers take seconds to start (imports, the DAG, a Python each), with
-    every core but Snakemake's idle. Meanwhile `satsweep run`, which has the design and the
-    store loaded, takes configurations from the pass's queue as a worker does, one per
+    The workers take about half a second to start (a Python each, its imports, the design
+    loaded again). Meanwhile `satsweep run`, which has the design and the store loaded, takes
+    configurations from the pass's queue as a worker does, one per
     :meth:`step`, and stops for good at the first one a worker has taken before it (the
     queue's count is then no longer its own), after a failed run (which stops the pass, as a
     worker's does, unless ``keep_going``), or when the queue is empty. Its log,
@@ -387,14 +398,16 @@ class HeadStart:
         self.log = open(store.logs / HEAD_START_LOG, "a", buffering=1)  # noqa: SIM115
         self.taken = 0
         self.rows = RowBatch()
-        _pyarrow_without_pandas()
+        # the queue's first configuration, claimed now, before the workers start
+        self.first = self.claims.take(only_after=0)
 
     @classmethod
     def of_pass(
         cls, design: Design, store: Store, pass_id: str, cores: int, keep_going: bool
     ) -> HeadStart | None:
         """The head start of a local pass over ``design`` on ``cores`` cores, None when it
-        gets none."""
+        gets none; made before the pass's workers start, it has claimed the queue's first
+        configuration."""
         if cores < 2 or design.describe.cost is None:
             return None
         order = schedule.ranked(design)
@@ -408,8 +421,13 @@ class HeadStart:
         if self.log.closed:
             return False
         if self.keep_going or not self.stop.exists():
+            claimed = None
+            if self.taken == 0:
+                _pyarrow_without_pandas()  # imported now: the workers have been started
+                claimed = self.first
             taken = _run_next(self.design, self.store, self.order, self.claims, self.stop,
-                              self.keep_going, self._say, self.taken, self.rows)  # fmt: skip
+                              self.keep_going, self._say, self.taken, self.rows,
+                              claimed)  # fmt: skip
             if taken is not None:
                 self.taken += 1
                 return True

@@ -1,8 +1,10 @@
-"""Running a sweep: Snakemake (the Snakefile shipped with satsweep) over a design.
+"""Running a sweep: a design's missing runs, then the store compacted.
 
-:func:`run` starts Snakemake (``python -m satsweep.workflow.snakemake_cli``) locally or through
-a remote executor such as Ray (:class:`Execution`) with the study's store as working directory,
-watches the store's files for progress, and reports what was done, skipped and failed.
+:func:`run` starts, locally, one worker process per core itself (the Snakefile's `work` jobs,
+:func:`satsweep.workflow.jobs.work_command`), and through a remote executor such as Ray
+(:class:`Execution`) Snakemake over the Snakefile shipped with satsweep (``python -m
+satsweep.workflow.snakemake_cli``) with the study's store as working directory; it watches the
+store's files for progress and reports what was done, skipped and failed.
 """
 
 from __future__ import annotations
@@ -140,31 +142,26 @@ def snakemake_command(
     keep_going: bool,
     execution: Execution = LOCAL,
 ) -> list[str]:
-    """The Snakemake command line of a run (the shipped Snakefile).
+    """The Snakemake command line of a run through a remote executor (the shipped Snakefile).
 
-    Locally: ``--cores N``. Through a remote executor with J slots: ``--executor E``, up to
-    ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once, ``--cores 1`` (a job runs its group's
-    configurations one after the other); the Snakefile makes a job of each group of
-    :func:`satsweep.schedule.plan` (``slots`` J and the executor's ``min_group_seconds`` in the
-    configuration). The workflow's configuration (:func:`workflow_config`) is the JSON file
-    ``<store>/.satsweep-config.json``, which the caller writes.
+    With J slots: ``--executor E``, up to ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once,
+    ``--cores 1`` (a job runs its group's configurations one after the other); the Snakefile
+    makes a job of each group of :func:`satsweep.schedule.plan` (``slots`` J and the executor's
+    ``min_group_seconds`` in the configuration). The workflow's configuration
+    (:func:`workflow_config`) is the JSON file ``<store>/.satsweep-config.json``, which the
+    caller writes. A local pass starts no Snakemake (:func:`start_workers`).
     """
     command = [
         sys.executable, "-m", "satsweep.workflow.snakemake_cli",
         "--snakefile", str(SNAKEFILE),
         "--directory", str(store_dir),
     ]  # fmt: skip
-    if execution.remote:
-        slots = execution.jobs or cores
-        profile = execution.profile_dir()
-        if profile is not None:
-            command += ["--profile", str(profile)]
-        queue = slots * (1 + QUEUED_PER_SLOT)
-        command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
-    else:
-        # N like worker jobs: nothing for the ILP scheduler to weigh, whose solver (cbc, a
-        # process of its own) Snakemake would start at every step
-        command += ["--cores", str(cores), "--scheduler", "greedy"]
+    slots = execution.jobs or cores
+    profile = execution.profile_dir()
+    if profile is not None:
+        command += ["--profile", str(profile)]
+    queue = slots * (1 + QUEUED_PER_SLOT)
+    command += ["--executor", str(execution.executor), "--jobs", str(queue), "--cores", "1"]
     command += [
         "--configfile", str(store_dir / CONFIG_FILE),
         "--nolock",  # satsweep holds its own lock (below), which a SIGKILL cannot leave behind
@@ -188,24 +185,20 @@ CONFIG_FILE = ".satsweep-config.json"
 
 
 def workflow_config(
-    design_path: Path, results: Path, cores: int, execution: Execution = LOCAL
+    design_path: Path, results: Path, cores: int, execution: Execution
 ) -> dict[str, object]:
-    """The Snakefile's ``config`` (workflow/schemas/config.schema.yaml): the design file and
-    the results folder; locally a new pass (the name of its workers' queue), through a remote
-    executor its slots and smallest group."""
+    """The Snakefile's ``config`` (workflow/schemas/config.schema.yaml) through a remote
+    executor: the design file, the results folder, the executor's slots and smallest group."""
     config: dict[str, object] = {"sweep": str(design_path), "results": str(results)}
-    if not execution.remote:
-        config["pass"] = uuid.uuid4().hex[:12]
-    else:
-        config["slots"] = execution.jobs or cores
-        config["min_group_seconds"] = schedule.min_group_seconds(execution.executor)
-        if execution.group_size:
-            config["group_size"] = execution.group_size
+    config["slots"] = execution.jobs or cores
+    config["min_group_seconds"] = schedule.min_group_seconds(execution.executor)
+    if execution.group_size:
+        config["group_size"] = execution.group_size
     return config
 
 
-#: The store's lock: `satsweep run` holds it, and so does its Snakemake (the descriptor is
-#: passed on), so an orphaned Snakemake keeps the store locked as long as it works.
+#: The store's lock: `satsweep run` holds it, and so do its workers or its Snakemake (the
+#: descriptor is passed on), so an orphaned one keeps the store locked as long as it works.
 LOCK_FILE = ".satsweep.lock"
 #: How long Snakemake, its jobs and their programs get to stop after an interrupt (SIGINT to
 #: each) before they are sent SIGTERM, and then SIGKILL after as long again.
@@ -314,14 +307,15 @@ def _held_by(holders: set[int]) -> str:
     return f" (held by {named}{'; ...' if len(pids) > 3 else ''})"
 
 
-def _family(snakemake: subprocess.Popen, store_dir: Path, seen: set[Process]) -> set[Process]:
-    """The live processes of a run: Snakemake, the jobs holding the store's job lock, every
-    descendant of these, and those of ``seen`` still alive (a job orphaned when Snakemake
-    exits is no longer its descendant)."""
+def _family(started: list[subprocess.Popen], store_dir: Path, seen: set[Process]) -> set[Process]:
+    """The live processes of a run: those it started (its workers, or Snakemake), the jobs
+    holding the store's job lock, every descendant of these, and those of ``seen`` still alive
+    (a job orphaned when Snakemake exits is no longer its descendant)."""
     live = _processes()
     holders = _holders(store_dir / JOBS_LOCK)
-    if snakemake.returncode is None:  # once reaped, its pid may be another process's
-        holders.add(snakemake.pid)
+    for proc in started:
+        if proc.returncode is None:  # once reaped, its pid may be another process's
+            holders.add(proc.pid)
     family = {p for p in live if p[0] in holders} | (seen & live.keys())
     children: dict[int, list[Process]] = {}
     for p, parent in live.items():
@@ -343,11 +337,12 @@ def _signal(processes: set[Process], signum: int) -> None:
             pass
 
 
-def _stop(proc: subprocess.Popen, store_dir: Path, warn: Callable[[str], None]) -> None:
-    """Stops Snakemake, its jobs and their programs as a terminal's Ctrl-C does (SIGINT to
-    each: Snakemake alone would wait for its running jobs to end), and returns only when none
-    is left: after STOP_GRACE_S the rest get SIGTERM, after as long again SIGKILL. A second
-    interrupt meanwhile goes straight to SIGKILL."""
+def _stop(started: list[subprocess.Popen], store_dir: Path, warn: Callable[[str], None]) -> None:
+    """Stops the processes a run started (its workers, or Snakemake and its jobs) and their
+    programs as a terminal's Ctrl-C does (SIGINT to each: Snakemake alone would wait for its
+    running jobs to end), and returns only when none is left: after STOP_GRACE_S the rest get
+    SIGTERM, after as long again SIGKILL. A second interrupt meanwhile goes straight to
+    SIGKILL."""
     hurry = False
 
     def hurry_up(signum: int, frame: object) -> None:
@@ -361,21 +356,22 @@ def _stop(proc: subprocess.Popen, store_dir: Path, warn: Callable[[str], None]) 
     except ValueError:  # not the main thread: signals reach it anyway
         previous = {}
     try:
-        seen = _family(proc, store_dir, set())
+        seen = _family(started, store_dir, set())
         _signal(seen, signal.SIGINT)
         for signum in (signal.SIGTERM, signal.SIGKILL, None):
             deadline = time.monotonic() + STOP_GRACE_S
             while seen and time.monotonic() < deadline and not (hurry and signum):
                 time.sleep(0.1)
-                proc.poll()  # reaps Snakemake
-                seen = _family(proc, store_dir, seen)
+                _ended(started)  # reaps them
+                seen = _family(started, store_dir, seen)
             if not seen or signum is None:
                 break
             signum = signal.SIGKILL if hurry else signum
             pids = ", ".join(str(pid) for pid, _ in sorted(seen))
-            warn(f"Snakemake and its jobs are still running: {signum.name} sent to pid {pids}")
+            warn(f"the sweep's processes are still running: {signum.name} sent to pid {pids}")
             _signal(seen, signum)
-        proc.wait()
+        for proc in started:
+            proc.wait()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -528,10 +524,9 @@ def _run_once(
     lock: int,
     before: State | None = None,
 ) -> SweepReport:
-    """One Snakemake pass over ``design``'s missing runs, the store locked by the caller
-    (``lock``: the lock's descriptor, which Snakemake holds too; ``before``: the design's
-    state, when the caller has just read it)."""
-    design_path = design.source
+    """One pass over ``design``'s missing runs (locally by workers this process starts, else
+    by Snakemake), the store locked by the caller (``lock``: the lock's descriptor, which they
+    hold too; ``before``: the design's state, when the caller has just read it)."""
     store.record(design)
     if before is None:
         before = store.state(design)
@@ -539,59 +534,53 @@ def _run_once(
     done_before = len(before.done)
     log = store.logs / "snakemake.log"
     if not (before.n_missing or before.failed or before.damaged):
-        if store.compaction_problem(before) is None:  # nothing to do: no Snakemake at all
+        if store.compaction_problem(before) is None:  # nothing to do: no process started
             if before.records_read:  # a store copied, or made before the cache: now it has one
                 store.write_records_cache(design, before.seen)
             return SweepReport(design, store, 0, done_before, 0, before,
                                time.perf_counter() - start, log)  # fmt: skip
-    _date_manifests_now(store)
     # earlier passes' queues and workers' logs (no job of theirs is left: lock_store)
     shutil.rmtree(store.workers, ignore_errors=True)
     for old in _job_logs(store):
         old.unlink(missing_ok=True)  # a pass's jobs' logs are its own (store_errors)
     log.parent.mkdir(parents=True, exist_ok=True)
-    command = snakemake_command(
-        design_path,
-        results_path,
-        store.root,
-        cores,
-        keep_going,
-        execution,
-    )
-    config = workflow_config(design_path, results_path, cores, execution)
-    write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=snakemake_environment(execution.executor),
-            preexec_fn=_die_with_parent,
-            pass_fds=(lock,),
-        )
+    pass_id = None if execution.remote else uuid.uuid4().hex[:12]
+    started: list[subprocess.Popen] = []
+    head = None
+    try:
+        if pass_id is None:
+            started.append(
+                _start_snakemake(
+                    design, store, results_path, cores, keep_going, execution, lock, log
+                )
+            )
+        else:
+            # first the head start, which claims the queue's first configuration, then as many
+            # workers as configurations to run, up to the cores
+            head = jobs.HeadStart.of_pass(design, store, pass_id, cores, keep_going)
+            workers = max(1, min(cores, len(before.incomplete)))
+            started += start_workers(design, store, pass_id, workers, keep_going, lock)
         loading = _load_in_background(COMPACTION_MODULES)
         finished = _Finished(store)
-        head = None
-        try:
-            if not execution.remote:
-                head = jobs.HeadStart.of_pass(design, store, str(config["pass"]), cores, keep_going)
-            while proc.poll() is None:
-                working = head is not None and head.step()
-                wait = poll_seconds
-                if on_progress is not None:
-                    counted = time.perf_counter()
-                    on_progress(done_before + finished.count(), design.n_runs)
-                    # at most a fiftieth of a core, taken from the runs
-                    wait = max(wait, PROGRESS_SHARE * (time.perf_counter() - counted))
-                if not working:
-                    with contextlib.suppress(subprocess.TimeoutExpired):
-                        proc.wait(timeout=wait)  # returns as soon as Snakemake ends
-        except BaseException:
-            _stop(proc, store.root, warn)
-            raise
-        finally:
-            if head is not None:
-                head.close()
+        while True:
+            working = head is not None and head.step()
+            # the head start's configuration runs even if every worker has ended before it
+            if (returncode := _ended(started)) is not None and not working:
+                break
+            wait = poll_seconds
+            if on_progress is not None:
+                counted = time.perf_counter()
+                on_progress(done_before + finished.count(), design.n_runs)
+                # at most a fiftieth of a core, taken from the runs
+                wait = max(wait, PROGRESS_SHARE * (time.perf_counter() - counted))
+            if not working:
+                _wait(started, wait)  # returns as soon as they have ended
+    except BaseException:
+        _stop(started, store.root, warn)
+        raise
+    finally:
+        if head is not None:
+            head.close()
     loading.join()  # not left importing while the interpreter exits
     final = store.state(design)
     stored = True
@@ -599,12 +588,14 @@ def _run_once(
     # a local pass's workers' rows spare the compaction parsing their files (remote jobs keep
     # none); read into memory, their files go before the compaction writes (a disk nearly full)
     rows = {}
-    if not execution.remote:
-        folder = store.pass_folder(str(config["pass"]))
+    if pass_id is not None:
+        folder = store.pass_folder(pass_id)
         rows = read_batches(folder) if due else {}
         discard_batches(folder)
+        # the log to show: the first failed worker's
+        log = next((store.worker_log(k) for k, p in enumerate(started, 1) if p.returncode), log)
     if due:
-        after = compact(store, design, warn, final, rows)  # Snakemake has ended: state stands
+        after = compact(store, design, warn, final, rows)  # every job has ended: state stands
         stored = after is not None
         final = store.state(design) if after is None else after  # quarantined: taken again
     if on_progress is not None:
@@ -615,7 +606,7 @@ def _run_once(
     return SweepReport(
         design=design,
         store=store,
-        returncode=proc.returncode,
+        returncode=returncode,
         done_before=len(final.done) - done_now,
         done_now=done_now,
         state=final,
@@ -623,6 +614,86 @@ def _run_once(
         log=log,
         stored=stored,
     )
+
+
+def _start_snakemake(
+    design: Design,
+    store: Store,
+    results: Path,
+    cores: int,
+    keep_going: bool,
+    execution: Execution,
+    lock: int,
+    log: Path,
+) -> subprocess.Popen:
+    """Starts Snakemake over the design through a remote executor (:func:`snakemake_command`),
+    logging to ``log``, holding the store's lock (``lock``) and dying with this process."""
+    _date_manifests_now(store)
+    design_path = design.source
+    command = snakemake_command(design_path, results, store.root, cores, keep_going, execution)
+    config = workflow_config(design_path, results, cores, execution)
+    write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=snakemake_environment(execution.executor),
+            preexec_fn=_die_with_parent,
+            pass_fds=(lock,),
+        )
+
+
+def start_workers(
+    design: Design, store: Store, pass_id: str, workers: int, keep_going: bool, lock: int
+) -> list[subprocess.Popen]:
+    """Starts a local pass's worker processes, the Snakefile's `work` jobs
+    (:func:`satsweep.workflow.jobs.work_command`) without Snakemake, whose start (1.8 core
+    seconds, mostly imports, on the 2-core reference machine) and DAG were a local pass's
+    largest fixed cost (README.md, "Benchmarks"). Each works in the store, logs to
+    ``logs/worker-<k>.log``, holds the store's lock (``lock``: an orphaned worker keeps the
+    store locked while it runs) and dies with this process."""
+    store.pass_folder(pass_id).mkdir(parents=True, exist_ok=True)  # the queue's folder
+    started: list[subprocess.Popen] = []
+    try:
+        for k in range(1, workers + 1):
+            output = str(store.worker_file(pass_id, k))
+            command = jobs.work_command(str(design.source), output, keep_going, os.getpid())
+            with open(store.worker_log(k), "w") as log:
+                started.append(
+                    subprocess.Popen(
+                        command,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        cwd=store.root,
+                        preexec_fn=_die_with_parent,
+                        pass_fds=(lock,),
+                    )
+                )
+    except BaseException:  # e.g. no process left to start: none of the pass runs
+        for proc in started:
+            proc.kill()  # just started: no program of its own yet, or one dying with it
+            proc.wait()
+        raise
+    return started
+
+
+def _ended(started: list[subprocess.Popen]) -> int | None:
+    """None while a process of ``started`` runs, else the first nonzero exit code among them
+    (0: every one succeeded)."""
+    codes = [proc.poll() for proc in started]
+    if None in codes:
+        return None
+    return next((code for code in codes if code), 0)
+
+
+def _wait(started: list[subprocess.Popen], timeout: float) -> None:
+    """Waits up to ``timeout`` seconds for every process of ``started`` to end."""
+    deadline = time.monotonic() + timeout
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        for proc in started:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def compact(

@@ -5,8 +5,9 @@
 # The groups, and their priorities (the longest configurations first), are
 # satsweep/workflow/schedule.py's.
 # Locally, one `work` job per core instead: the workers take the configurations from a queue
-# they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py);
-# while Snakemake starts, `satsweep run` may take the first short ones itself (jobs.HeadStart).
+# they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py).
+# `satsweep run` starts the same workers itself, without Snakemake, whose start a local pass
+# does not need (satsweep/workflow/run.py); this rule is for a Snakemake started by hand.
 # `collect` compacts every finished run into runs.parquet and one file per table of the
 # program; its declared output is only compaction.json, written last, so that Snakemake, which
 # deletes the outputs of a failed job, never deletes the tables (satsweep/store). Jobs are
@@ -56,18 +57,23 @@ else:
         output:
             here(STORE.worker_file(PASS, "{worker}")),
         log:
-            here(STORE.logs / "worker-{worker}.log"),
-        params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
-            sweep=lambda wildcards: config["sweep"],
-            python=lambda wildcards: sys.executable,
-            keep_going=lambda wildcards: int(workflow.execution_settings.keep_going),
-            snakemake=lambda wildcards: os.getpid(),  # a worker takes no more once it is gone
+            here(STORE.worker_log("{worker}")),
+        params:  # a function: a string here would be a pattern, and `{` in a path a wildcard
+            # the command `satsweep run` starts its workers with; this Snakemake is their
+            # parent, once gone a worker takes no more
+            command=lambda wildcards, output: shlex.join(
+                jobs.work_command(
+                    config["sweep"],
+                    output[0],
+                    workflow.execution_settings.keep_going,
+                    os.getpid(),
+                )
+            ),
         threads: 1
         resources:
             mem_mb=DESIGN.resources.mem_mb,
         shell:
-            "{params.python:q} -m satsweep.workflow.jobs work {params.sweep:q} {output:q}"
-            " {params.keep_going} {params.snakemake} > {log:q} 2>&1"
+            "{params.command} > {log:q} 2>&1"
 
     RUN_OUTPUTS = [here(STORE.worker_file(PASS, k)) for k in range(1, WORKERS + 1)]
 
