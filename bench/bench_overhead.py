@@ -11,8 +11,8 @@ simulation, L x N core-seconds, fits in --budget, it times, alternating, --pairs
 
 - `xargs -P CORES -L 1` over the N command lines of the runs, as satsweep builds them
   (Program.command: the program, its parameters, --run, --out): the baseline;
-- `satsweep run DESIGN --cores CORES` into a fresh results directory (Snakemake's start, the
-  jobs, the compaction: everything a user waits for);
+- `satsweep run DESIGN --cores CORES` into a fresh results directory (its start, its workers',
+  the runs, the compaction: everything a user waits for);
 - with ``--executor ray``, also `satsweep run DESIGN --executor ray --jobs CORES` (and
   ``--group-size K`` when given) on a Ray cluster of one node of CORES CPUs that the bench
   starts on this machine (bench/local_ray.py: token authentication, stopped by PID at the end,
