@@ -2,8 +2,10 @@
 #
 #   snakemake --cores 2 --config sweep=sweeps/smoke.yaml [results=results]
 #
-# `satsweep run SWEEP` runs this with the store as working directory and its paths in a JSON
-# file (--configfile: `--config key=value` parses values again as YAML); see workflow/README.md.
+# `satsweep run SWEEP --executor E` runs this with the store as working directory and its paths
+# in a JSON file (--configfile: `--config key=value` parses values again as YAML); locally
+# `satsweep run` starts the `work` rule's workers itself, without Snakemake. See
+# workflow/README.md.
 import os
 import shlex
 import sys
@@ -38,8 +40,7 @@ workdir: str(STORE.root)
 
 # Through a remote executor (`slots`): one job per configuration, longest first, batched into
 # group jobs. Locally: one worker job per core, which share a queue of the configurations,
-# longest first; the queue is this pass's (`satsweep run` names it, a Snakemake started by hand
-# gets its own).
+# longest first, this pass's own.
 REMOTE = config.get("slots") is not None
 if REMOTE:
     SCHEDULE = schedule.plan(
@@ -49,7 +50,7 @@ if REMOTE:
         config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
     )
 else:
-    PASS = config.get("pass") or uuid.uuid4().hex
+    PASS = uuid.uuid4().hex
     WORKERS = max(1, min(workflow.cores, DESIGN.n_configurations))  # counted, not expanded
 
 
