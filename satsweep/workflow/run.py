@@ -77,7 +77,7 @@ class SweepReport:
 
     design: Design
     store: Store
-    returncode: int  # Snakemake's
+    returncode: int  # the workers' (the first that failed), or Snakemake's
     done_before: int
     done_now: int
     state: State
@@ -107,7 +107,8 @@ QUEUED_PER_SLOT = 1
 
 @dataclass(frozen=True)
 class Execution:
-    """Where Snakemake runs the jobs: locally (``executor=None``) or through a remote executor.
+    """Where the runs run: locally (``executor=None``: satsweep's own workers) or through a
+    remote executor (Snakemake's jobs).
 
     ``jobs``: the executor's job slots (the cluster's CPU count); ``group_size``: configurations
     per remote job (None: shrinking groups, see satsweep/workflow/schedule.py); ``profile``: a
@@ -200,8 +201,8 @@ def workflow_config(
 #: The store's lock: `satsweep run` holds it, and so do its workers or its Snakemake (the
 #: descriptor is passed on), so an orphaned one keeps the store locked as long as it works.
 LOCK_FILE = ".satsweep.lock"
-#: How long Snakemake, its jobs and their programs get to stop after an interrupt (SIGINT to
-#: each) before they are sent SIGTERM, and then SIGKILL after as long again.
+#: How long the workers (or Snakemake and its jobs) and their programs get to stop after an
+#: interrupt (SIGINT to each) before they are sent SIGTERM, and then SIGKILL after as long again.
 STOP_GRACE_S = 20.0
 
 
@@ -381,7 +382,8 @@ def _die_with_parent() -> None:  # in the child, before exec: SIGTERM when satsw
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     # A satsweep started in the background (`cmd &`, nohup, some batch systems) inherits SIGINT
-    # ignored, and so would Snakemake: it must still stop on the SIGINT satsweep sends it.
+    # ignored, and so would its workers or Snakemake: they must still stop on the SIGINT
+    # satsweep sends them.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -430,7 +432,8 @@ def run(
     execution: Execution = LOCAL,
     warn: Callable[[str], None] = print,
 ) -> SweepReport:
-    """Runs a sweep's missing runs through Snakemake and compacts the store.
+    """Runs a sweep's missing runs (by local workers, or Snakemake through a remote executor)
+    and compacts the store.
 
     ``design``: a loaded design, or its file. Raises DesignError (bad file, an unusable
     program, or a design that cannot share the study's store) and SweepBusy before anything
@@ -492,7 +495,7 @@ def warn_rebuilt(
 
 
 #: What the compaction after a sweep imports (pyarrow with numpy: 0.3 s on the 2-core
-#: reference machine), loaded while Snakemake starts, on a core it leaves idle.
+#: reference machine), loaded in a thread while the workers run rather than after them.
 COMPACTION_MODULES = ("pyarrow.parquet", "satsweep.store.rows")
 
 
