@@ -141,7 +141,7 @@ def snakemake_command(
     store_dir: Path,
     cores: int,
     keep_going: bool,
-    execution: Execution = LOCAL,
+    execution: Execution,
 ) -> list[str]:
     """The Snakemake command line of a run through a remote executor (the shipped Snakefile).
 
@@ -535,7 +535,7 @@ def _run_once(
         before = store.state(design)
     store.repair(before, warn)
     done_before = len(before.done)
-    log = store.logs / "snakemake.log"
+    log = store.logs / "snakemake.log"  # a remote pass's; a local one shows a worker's
     if not (before.n_missing or before.failed or before.damaged):
         if store.compaction_problem(before) is None:  # nothing to do: no process started
             if before.records_read:  # a store copied, or made before the cache: now it has one
@@ -595,8 +595,9 @@ def _run_once(
         folder = store.pass_folder(pass_id)
         rows = read_batches(folder) if due else {}
         discard_batches(folder)
-        # the log to show: the first failed worker's
-        log = next((store.worker_log(k) for k, p in enumerate(started, 1) if p.returncode), log)
+        # the log to show: the first failed worker's (else the first worker's)
+        failed = [k for k, proc in enumerate(started, 1) if proc.returncode]
+        log = store.worker_log(failed[0] if failed else 1)
     if due:
         after = compact(store, design, warn, final, rows)  # every job has ended: state stands
         stored = after is not None
