@@ -34,7 +34,7 @@ Targets on the 2-core reference machine: satsweep / xargs <= 1.15 for L >= 0.05 
 nothing to do in under 1 s for 10^4 runs. The ratio depends on the machine: a run of spin
 costs L seconds of CPU on any processor, satsweep's own work costs more on a slower one. Through
 Ray a group of configurations is one job of one process, as a local worker is, but each job
-pays a Ray task's start and a Python start of its own: see README.md, "Benchmarks".
+pays a Ray task's start and a Python start of its own: see docs/performance.md.
 """
 
 from __future__ import annotations

@@ -654,7 +654,7 @@ def start_workers(
     """Starts a local pass's worker processes, the Snakefile's `work` jobs
     (:func:`satsweep.workflow.jobs.work_command`) without Snakemake, whose start (1.8 core
     seconds, mostly imports, on the 2-core reference machine) and DAG were a local pass's
-    largest fixed cost (README.md, "Benchmarks"). Each works in the store, logs to
+    largest fixed cost (docs/performance.md). Each works in the store, logs to
     ``logs/worker-<k>.log``, holds the store's lock (``lock``: an orphaned worker keeps the
     store locked while it runs) and dies with this process."""
     store.pass_folder(pass_id).mkdir(parents=True, exist_ok=True)  # the queue's folder
