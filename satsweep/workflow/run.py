@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from satsweep import shipped
 from satsweep.design import Design, load_design
@@ -637,15 +637,7 @@ def _start_snakemake(
     command = snakemake_command(design_path, results, store.root, cores, keep_going, execution)
     config = workflow_config(design_path, results, cores, execution)
     write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
-    with open(log, "w") as out:
-        return subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=snakemake_environment(execution.executor),
-            preexec_fn=_die_with_parent,
-            pass_fds=(lock,),
-        )
+    return _start(command, log, lock, env=snakemake_environment(execution.executor))
 
 
 def start_workers(
@@ -663,24 +655,29 @@ def start_workers(
         for k in range(1, workers + 1):
             output = str(store.worker_file(pass_id, k))
             command = jobs.work_command(str(design.source), output, keep_going, os.getpid())
-            with open(store.worker_log(k), "w") as log:
-                started.append(
-                    subprocess.Popen(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        cwd=store.root,
-                        preexec_fn=_die_with_parent,
-                        pass_fds=(lock,),
-                    )
-                )
+            log = store.worker_log(k)
+            started.append(_start(command, log, lock, stdin=subprocess.DEVNULL, cwd=store.root))
     except BaseException:  # e.g. no process left to start: none of the pass runs
         for proc in started:
             proc.kill()  # just started: no program of its own yet, or one dying with it
             proc.wait()
         raise
     return started
+
+
+def _start(command: list[str], log: Path, lock: int, **options: Any) -> subprocess.Popen:
+    """Starts ``command`` (a worker, or Snakemake) logging to ``log``, holding the store's lock
+    (``lock``: an orphan keeps the store locked while it runs) and dying with this process;
+    ``options``: Popen's others."""
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
+            pass_fds=(lock,),
+            **options,
+        )
 
 
 def _ended(started: list[subprocess.Popen]) -> int | None:
