@@ -89,9 +89,15 @@ def study_name(
     directory. StoreError otherwise, listing the studies there (:func:`no_such_study`)."""
     if is_design_file(text):
         try:
-            raw = yaml.safe_load(Path(text).read_text())
+            raw = yaml.safe_load(Path(text).read_text(encoding="utf-8"))
+        except UnicodeDecodeError as e:  # random bytes, an archive (.tar.gz), a table
+            raise StoreError(
+                f"{text}: not a text file (byte {e.object[e.start]:#04x} at offset {e.start} is "
+                f"not UTF-8); allowed: {files}, or a study's name"
+            ) from None
         except (OSError, yaml.YAMLError) as e:
-            raise StoreError(f"{text}: cannot read the design file: {e}") from None
+            said = " ".join(str(e).split())  # YAML's excerpt spans lines
+            raise StoreError(f"{text}: cannot read the design file: {said}") from None
         study = raw.get("study") if isinstance(raw, dict) else None
         if not isinstance(study, str) or not study:
             raise StoreError(f"{text}: study: missing; allowed: a design naming its study")

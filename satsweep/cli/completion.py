@@ -29,7 +29,7 @@ def _completion(args: argparse.Namespace) -> int:
     `satsweep completion bash > ~/.local/share/bash-completion/completions/satsweep`, or for zsh
     `satsweep completion zsh > "${fpath[1]}/_satsweep"`; a new shell then completes commands,
     options and their choices, and design files where a study is asked."""
-    from satsweep.cli import build_parser  # the whole parser, this command's included
-
-    print(shtab.complete(build_parser(), shell=args.shell), end="")
+    # the whole parser, this command's included: the one that parsed args (its default
+    # ``parser``), so that this module need not import its package back
+    print(shtab.complete(args.parser, shell=args.shell), end="")
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from satsweep.cli.common import Subparsers, error
 from satsweep.engine import USAGE_ERROR, Program, ProgramError, SimulationError
+from satsweep.engine.program import CXX_SUFFIXES
 
 
 def add(commands: Subparsers) -> None:
@@ -21,7 +22,8 @@ def add(commands: Subparsers) -> None:
     p.add_argument(
         "program",
         help="a program built by this project (e.g. satnet), a path to one, or an engine's "
-        "adapter (e.g. omnetpp, with --option ini=FILE --option config=NAME)",
+        "adapter (e.g. omnetpp, with --option ini=FILE --option config=NAME; ns3, with "
+        "--option script=FILE.cc)",
     )
     p.add_argument(
         "--option",
@@ -50,6 +52,13 @@ def _simulate(args: argparse.Namespace) -> int:
         options = dict(option.split("=", 1) for option in args.option if "=" in option)
         if len(options) != len(args.option):
             error("simulate", "--option takes the form KEY=VALUE, e.g. --option ini=omnetpp.ini")
+            return 2
+        if Path(args.program).suffix in CXX_SUFFIXES and Path(args.program).is_file():
+            error(
+                "simulate",
+                f"program: '{args.program}' is a C++ source file, not a program; allowed: an "
+                f"ns-3 program's source as satsweep simulate ns3 --option script={args.program}",
+            )
             return 2
         program = Program.find(args.program, Path.cwd(), options)
     except (ProgramError, OSError) as e:

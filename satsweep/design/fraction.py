@@ -8,6 +8,10 @@ file (bit i: factor i), with a sign. The first level a factor lists is its -1, t
 products are the defining relation (2^p words, I included), and the resolution is the length
 of its shortest word other than I. Words are written as the analysis names its terms, factor
 names joined by ``:`` (``A:B:C:D``, ``-A:B:E``).
+
+Sizes are bounded: a fraction has at most :data:`MAX_FACTORS` factors, its resolution is
+found word by word (2^p products visited, one word in memory), and the search for generators
+visits at most :data:`SEARCH_BUDGET` nodes per fraction size.
 """
 
 from __future__ import annotations
@@ -16,8 +20,21 @@ import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-__all__ = ["Fraction", "FractionError", "choose_generators", "parse_generator", "word_text"]
+__all__ = [
+    "MAX_FACTORS",
+    "Fraction",
+    "FractionError",
+    "choose_generators",
+    "parse_generator",
+    "word_text",
+]
+
+#: The most two-level factors a fraction may have: the analysis states the alias structure of
+#: at most 20 (analysis/24-aliases.sql), and the defining relation (2^p words, recorded in
+#: design.json) stays within 2^15 words at resolution III or more.
+MAX_FACTORS = 20
 
 #: The largest number of nodes the search for generators of a resolution visits per fraction
 #: size: enough for every design up to 15 factors tried, bounded for larger ones.
@@ -71,9 +88,25 @@ def _group(words: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return group
 
 
-def _resolution(group: Sequence[tuple[int, int]]) -> int | None:
-    lengths = [m.bit_count() for _, m in group if m]
-    return min(lengths) if lengths else None
+def _shortest(words: Sequence[int]) -> int | None:
+    """The length of the shortest product of ``words`` (masks) other than I, each of the 2^p
+    products visited once in Gray-code order (one word in memory); None for no word."""
+    shortest, word = None, 0
+    for i in range(1, 1 << len(words)):
+        word ^= words[(i & -i).bit_length() - 1]  # the word that changes at step i
+        length = word.bit_count()
+        if shortest is None or length < shortest:
+            shortest = length
+    return shortest
+
+
+def check_size(names: Sequence[str]) -> None:
+    """FractionError for more factors than a fraction may have (:data:`MAX_FACTORS`)."""
+    if len(names) > MAX_FACTORS:
+        raise FractionError(
+            f"{len(names)} factors; allowed: at most {MAX_FACTORS} two-level factors in a "
+            "fraction (the analysis states the aliases of at most that many)"
+        )
 
 
 @dataclass(frozen=True)
@@ -87,7 +120,9 @@ class Fraction:
     @classmethod
     def from_text(cls, names: Sequence[str], generators: Sequence[str]) -> Fraction:
         """The fraction of ``generators`` as a file gives them (:func:`parse_generator`);
-        FractionError for a generated factor used in a word or generated twice."""
+        FractionError for a generated factor used in a word or generated twice, or for more
+        factors than :data:`MAX_FACTORS`."""
+        check_size(names)
         parsed = [parse_generator(g, names) for g in generators]
         generated = [target for target, _, _ in parsed]
         for text, (target, _, mask) in zip(generators, parsed, strict=True):
@@ -110,11 +145,11 @@ class Fraction:
         """Its words (sign, mask), I first."""
         return _group([(sign, mask | 1 << target) for target, sign, mask in self.generators])
 
-    @property
+    @cached_property
     def resolution(self) -> int | None:
         """The length of the shortest word of the defining relation besides I (None: no
-        generator, the full factorial)."""
-        return _resolution(self.defining_relation)
+        generator, the full factorial), found without building the relation."""
+        return _shortest([mask | 1 << target for target, _, mask in self.generators])
 
     def defining_text(self) -> list[str]:
         """The defining relation as design.json records it: ``["I", "A:B:C:D", ...]``."""
@@ -157,7 +192,9 @@ def choose_generators(names: Sequence[str], resolution: int) -> Fraction:
     """The smallest fraction of resolution ``resolution`` or more found: for 2^m runs, m from
     the fewest that can hold k factors up, the last k - m factors generated from words of the
     first m, words of the most factors tried first (a bounded search, :data:`SEARCH_BUDGET`);
-    the full factorial when no fraction is found."""
+    the full factorial when no fraction is found. FractionError for more factors than
+    :data:`MAX_FACTORS`."""
+    check_size(names)
     k = len(names)
     for m in range(1, k + 1):
         p = k - m
@@ -177,7 +214,7 @@ def _search(candidates: list[int], p: int, resolution: int, m: int) -> list[int]
     """p base words whose generators (factor m + j = word j) give the resolution, or None."""
     budget = [SEARCH_BUDGET]
 
-    def extend(chosen: list[int], group: list[tuple[int, int]], start: int) -> list[int] | None:
+    def extend(chosen: list[int], group: list[int], start: int) -> list[int] | None:
         if len(chosen) == p:
             return chosen
         for i in range(start, len(candidates)):
@@ -185,11 +222,11 @@ def _search(candidates: list[int], p: int, resolution: int, m: int) -> list[int]
             if budget[0] < 0:
                 return None
             word = candidates[i] | 1 << (m + len(chosen))
-            new = [(1, w ^ word) for _, w in group]
-            if all(w.bit_count() >= resolution for _, w in new):
-                found = extend([*chosen, candidates[i]], group + new, i + 1)
+            # the new products are checked one by one, and built only when all are long enough
+            if all((w ^ word).bit_count() >= resolution for w in group):
+                found = extend([*chosen, candidates[i]], group + [w ^ word for w in group], i + 1)
                 if found is not None:
                     return found
         return None
 
-    return extend([], [(1, 0)], 0)
+    return extend([], [0], 0)

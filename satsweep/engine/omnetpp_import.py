@@ -66,6 +66,11 @@ ADAPTER_KEYS = frozenset(
     "seed-set result-dir output-scalar-file output-vector-file output-scalar-file-append "
     "cmdenv-express-mode cmdenv-status-frequency repeat network".split()
 )
+#: The most levels an iteration variable may have (its ranges expanded): a design's factor
+#: beyond it would not run anyway (a design has at most 10^6 runs without --max-runs).
+MAX_LEVELS = 10_000
+#: The largest ini file the import reads, in bytes (OMNeT++'s and INET's are a few kB).
+MAX_INI_BYTES = 1 << 20
 _NUMBER = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]\w*)?\Z")
 _UNIT = re.compile(r"[A-Za-z]\w*\Z")
 
@@ -151,9 +156,16 @@ def read_ini(ini: Path) -> dict[str, list[Entry]]:
     """The sections of an ini file (``General`` or the configuration's name) and their entries
     in file order; keys before the first section belong to ``General``."""
     try:
-        text = ini.read_text(encoding="utf-8")
+        with ini.open("rb") as handle:  # at most one byte past the limit, whatever the file
+            data = handle.read(MAX_INI_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise IniError(f"{ini}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    if len(data) > MAX_INI_BYTES:
+        raise IniError(
+            f"{ini}: more than {MAX_INI_BYTES} bytes; allowed: an ini file of at most "
+            f"{MAX_INI_BYTES} bytes (1 MiB)"
+        )
     sections: dict[str, list[Entry]] = {"General": []}
     seen: set[str] = set()
     current = "General"
@@ -224,9 +236,10 @@ def section_chain(sections: dict[str, list[Entry]], config: str, ini: Path) -> l
     return chain
 
 
-def _split(text: str, separator: str) -> list[str]:
+def _split(text: str, separator: str, first: bool = False) -> list[str]:
     """``text`` split at ``separator`` outside string literals and brackets, as OMNeT++'s
-    tokenizer does (HONOR_QUOTES, HONOR_PARENS)."""
+    tokenizer does (HONOR_QUOTES, HONOR_PARENS); ``first``: at the first one only (what is
+    after it is not scanned: each ``${`` of a line looks only as far as its ``}``)."""
     parts, depth, quoted, start = [], 0, False, 0
     for i, c in enumerate(text):
         if c == '"' and (i == 0 or text[i - 1] != "\\"):
@@ -236,6 +249,8 @@ def _split(text: str, separator: str) -> list[str]:
         elif depth == 0 and c == separator:
             parts.append(text[start:i])
             start = i + 1
+            if first:
+                break
         elif c in "([{":
             depth += 1
         elif c in ")]}":
@@ -259,7 +274,15 @@ def _uses(entry: Entry) -> list[_Use]:
     """Every ``${...}`` of an entry's value, parsed as OMNeT++'s parseVariable does."""
     found, pos, text = [], 0, entry.value
     while (start := text.find("${", pos)) >= 0:
-        inside = _split(text[start + 2 :], "}")
+        # the line's rest up to the first "}" that may close it (a "}" inside brackets or
+        # quotes does not): slices that grow only until one is found, not the whole rest
+        # for each "${" (quadratic in a line of 10^5 of them)
+        window = 64
+        while True:
+            inside = _split(text[start + 2 : start + 2 + window], "}", first=True)
+            if len(inside) == 2 or start + 2 + window >= len(text):
+                break
+            window *= 2
         if len(inside) < 2:
             raise IniError(f"{entry.where()}: missing '}}' for '${{'")
         body = inside[0]
@@ -303,10 +326,29 @@ def _levels(entry: Entry, name: str, value: str) -> list[str]:
                 f"{entry.where()}: ${{{name}}}: range '{item}': not plain numbers; allowed: "
                 "FROM..TO [step STEP] with numbers (a unit goes after the variable: ${x=1..5}s)"
             ) from None
-        if by == 0:
-            raise IniError(f"{entry.where()}: ${{{name}}}: range '{item}': step 0")
-        count = max(0, math.floor((high - low + 1.000001 * by) / by))
+        if by == 0 or not all(map(math.isfinite, (low, high, by))):
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: range '{item}': allowed: finite numbers, a step "
+                "other than 0"
+            )
+        span = (high - low + 1.000001 * by) / by  # the values' count, before its floor
+        if span < 1:
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: range '{item}' has no value (its step goes away "
+                "from its end); allowed: FROM..TO with a step of TO's sign from FROM"
+            )
+        if not len(texts) + span < MAX_LEVELS + 1:  # inf too, for a range too long to count
+            raise IniError(
+                f"{entry.where()}: ${{{name}}}: range '{item}' has more than {MAX_LEVELS} "
+                f"values; allowed: at most {MAX_LEVELS} levels per variable"
+            )
+        count = math.floor(span)
         texts.extend(_format_g(low + by * k) for k in range(count))
+    if len(texts) > MAX_LEVELS:  # listed one by one
+        raise IniError(
+            f"{entry.where()}: ${{{name}}}: {len(texts)} levels; allowed: at most {MAX_LEVELS} "
+            "levels per variable"
+        )
     return texts
 
 

@@ -190,7 +190,10 @@ def _section(
 
 
 def _has_intervals(laid_out: ResultsTable) -> bool:
-    return any(c.half_width is not None for _, cells in laid_out.rows for c in cells)
+    # a fraction's table has no cell (None) where its runs are not
+    return any(
+        c is not None and c.half_width is not None for _, cells in laid_out.rows for c in cells
+    )
 
 
 def _intervals_short(result: Analysis, laid_out: ResultsTable) -> str | None:

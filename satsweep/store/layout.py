@@ -21,6 +21,9 @@ results directory.
                                       workers' outputs (removed by the next `satsweep run`),
                                       and until the pass's compaction the rows they stored
                                       (store/batches.py)
+      workers/scratch-<config_id>-r<k>/   a run's scratch folder ($SATSWEEP_SCRATCH: an
+                                      adapter's output and files), removed after the run even
+                                      when it was killed, and by the next pass when satsweep was
       runs.parquet, <table>.parquet   every finished run of the design, compacted by `collect`
       compaction.json                 what the last compaction wrote (Snakemake's target): the
                                       runs, their digest, each table's rows, size and sha256
@@ -213,6 +216,16 @@ class Layout:
     def pass_folder(self, pass_id: str) -> Path:
         """A local pass's folder: its queue, its workers' outputs and row batches."""
         return self.workers / pass_id
+
+    def scratch_dir(self, run: Run) -> Path:
+        """A run's scratch folder (an adapter's files and output), named by the run: removed
+        after it, even when the run was killed, and by the next pass (:meth:`scratch_dirs`)
+        when satsweep was."""
+        return self.workers / f"scratch-{run.config_id}-r{run.replication}"
+
+    def scratch_dirs(self) -> list[Path]:
+        """The runs' scratch folders there are: between passes, those a killed satsweep left."""
+        return list(self.workers.glob("scratch-*"))
 
     def worker_file(self, pass_id: str, worker: int | str) -> Path:
         return self.pass_folder(pass_id) / f"worker-{worker}.json"
