@@ -18,7 +18,7 @@ runs AS (
     SELECT
         NULL AS config_id, NULL AS git_commit, NULL AS git_dirty, NULL AS program,
         NULL AS program_version, NULL AS program_sha256, NULL AS satsweep_version, NULL AS host,
-        NULL AS started_at, NULL AS elapsed_seconds
+        NULL AS started_at, NULL AS elapsed_seconds, NULL AS engine
     WHERE false
 ),
 facts(item, label, needs, if_missing) AS (
@@ -29,6 +29,7 @@ facts(item, label, needs, if_missing) AS (
         (4, 'git commit', ['git_commit', 'git_dirty'], 'not recorded'),
         (5, 'program and version', ['program', 'program_version'], 'not recorded'),
         (6, 'program sha256', ['program_sha256'], 'not recorded'),
+        (7, 'engine', ['engine'], 'not recorded'),
         (8, 'satsweep version (runs)', ['satsweep_version'], 'not recorded'),
         (9, 'hosts', ['host'], 'not recorded'),
         (10, 'first run started (UTC)', ['started_at'], 'not recorded'),
@@ -71,6 +72,10 @@ texts(item, value, n_runs, first_row) AS (
     UNION ALL
     SELECT 6, coalesce(CAST(program_sha256 AS VARCHAR), 'unknown'), count(*), min(row_id)
     FROM runs GROUP BY program_sha256
+    UNION ALL
+    -- NULL: a program on no engine satsweep knows (a plain contract program)
+    SELECT 7, coalesce(CAST(engine AS VARCHAR), 'none'), count(*), min(row_id)
+    FROM runs GROUP BY engine
     UNION ALL
     SELECT 8, coalesce(CAST(satsweep_version AS VARCHAR), 'unknown'), count(*), min(row_id)
     FROM runs GROUP BY satsweep_version

@@ -188,11 +188,11 @@ def test_a_rebuilt_program_of_the_same_version_is_warned_of_with_both_hashes(
     design = load_design(toy)
     store = Store.of(design, results)
     old = design.executable.sha256
-    assert store.other_builds(design) == []
+    assert store.other_builds(design) == {}
     program.write_text(MM1.read_text() + "\n# rebuilt\n")  # another binary, the same version
     design = store.bind(load_design(toy))
     new = design.executable.sha256
-    assert store.other_builds(design) == [old]
+    assert store.other_builds(design) == {old: 1}
     said: list[str] = []
     sweep.warn_rebuilt(design, store, said.append)
     assert len(said) == 1 and f"has sha256 {new}" in said[0], said
@@ -222,12 +222,33 @@ def test_a_program_beside_the_design_named_without_dot_slash_is_suggested(tmp_pa
 # -- --version and --cores ----------------------------------------------------------------------
 
 
-def test_version_prints_satsweep_python_duckdb_and_snakemake(capsys):
+def test_version_prints_satsweep_python_duckdb_snakemake_the_engines_and_the_compiler(
+    capsys, monkeypatch, tmp_path
+):
+    from satsweep.engine.ns3 import ns3_version
+
+    # an OMNeT++ and INET tree as their files say their versions, and a compiler that is not
+    (tmp_path / "omnetpp").mkdir()
+    (tmp_path / "omnetpp" / "Version").write_text("omnetpp-6.1\n")
+    defs = tmp_path / "inet" / "src" / "inet" / "common" / "INETDefs.h"
+    defs.parent.mkdir(parents=True)
+    defs.write_text("#define INET_VERSION        0x0405\n#define INET_PATCH_LEVEL    0x04\n")
+    monkeypatch.setenv("OMNETPP_ROOT", str(tmp_path / "omnetpp"))
+    monkeypatch.setenv("INET_ROOT", str(tmp_path / "inet"))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-c++"))
     with pytest.raises(SystemExit) as stop:
         cli.main(["--version"])
     assert stop.value.code == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["satsweep", "Python", "DuckDB", "Snakemake"]
+    assert [line.split()[0] for line in lines] == [
+        "satsweep", "Python", "DuckDB", "Snakemake", "ns-3", "OMNeT++", "INET", "C++",
+    ]  # fmt: skip
+    assert lines[4] == f"ns-3 {ns3_version() or 'not installed'}"
+    assert lines[5:] == [
+        "OMNeT++ 6.1",
+        "INET 4.5.4",
+        "C++ compiler not installed",
+    ]
 
 
 def test_cores_all_is_the_cores_this_process_may_use(tmp_path):

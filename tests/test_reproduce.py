@@ -125,7 +125,8 @@ def test_archive_holds_the_study_and_verify_reruns_from_it(toy: Path, capsys) ->
         environment = tar.extractfile("toy/environment.txt").read().decode()
         program = tar.extractfile("toy/program.json").read().decode()
     assert {"toy/design.json", "toy/runs.parquet", "toy/waits.parquet", "toy/compaction.json",
-            "toy/design.yaml", "toy/program.json", "toy/environment.txt"} == names  # fmt: skip
+            "toy/design.yaml", "toy/program.json", "toy/environment.txt",
+            "toy/source/toy.yaml", "toy/source/mm1.py"} == names  # fmt: skip
     assert "duckdb==" in environment and "pyarrow==" in environment
     sha = pq.read_table(toy / "toy" / "runs.parquet").column("program_sha256")[0].as_py()
     assert sha in program and '"mean_wait"' in program

@@ -13,7 +13,7 @@ import threading
 from importlib.metadata import PackageNotFoundError, entry_points, version
 
 import satsweep
-from satsweep.cli import completion, reproduce, results, simulate, sql, studies, sweep
+from satsweep.cli import compare, completion, reproduce, results, simulate, sql, studies, sweep
 from satsweep.cli.common import error
 
 #: The entry-point group of plug-ins' commands: each entry point is a function that adds its
@@ -30,10 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--version",
         action=_Version,
         nargs=0,
-        help="print satsweep's version and those of Python, DuckDB and Snakemake, then exit",
+        help="print satsweep's version and those of Python, DuckDB, Snakemake, ns-3, OMNeT++, "
+        "INET and the C++ compiler, then exit",
     )
+    # the parser itself, for `satsweep completion` (which writes the script of all of it)
+    parser.set_defaults(parser=parser)
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (simulate, results, sweep, sql, studies, reproduce, completion):
+    for group in (simulate, results, sweep, sql, studies, reproduce, compare, completion):
         group.add(commands)
     # commands of plug-ins (an adapter's own, such as omnetpp's import), through the same hook
     for point in entry_points(group=COMMANDS):
@@ -50,8 +53,12 @@ class _Version(argparse.Action):
 
 
 def versions() -> str:
-    """satsweep's version, then Python's, DuckDB's and Snakemake's, one a line (what a bug
-    report needs; the store records them per run)."""
+    """satsweep's version, then Python's, DuckDB's, Snakemake's, the engines' (ns-3's wheel,
+    OMNeT++'s and INET's, from their files: no simulator is started) and the C++ compiler's
+    that builds ns-3 scripts, one a line (what a bug report needs; the store records
+    satsweep's and the engine's per run)."""
+    from satsweep.engine.ns3 import compiler_version, ns3_version
+    from satsweep.engine.omnetpp import OmnetppError, inet_version, installation, omnetpp_version
 
     def of(package: str) -> str:
         try:
@@ -59,12 +66,23 @@ def versions() -> str:
         except PackageNotFoundError:
             return "not installed"
 
+    try:
+        omnetpp, inet = installation()
+        engines = [
+            f"OMNeT++ {omnetpp_version(omnetpp) or f'unknown ({omnetpp})'}",
+            f"INET {inet_version(inet) or f'unknown ({inet})'}",
+        ]
+    except OmnetppError:
+        engines = ["OMNeT++ not installed", "INET not installed"]
     return "\n".join(
         [
             f"satsweep {satsweep.__version__}",
             f"Python {platform.python_version()}",
             f"DuckDB {of('duckdb')}",
             f"Snakemake {of('snakemake')}",
+            f"ns-3 {ns3_version() or 'not installed'}",
+            *engines,
+            f"C++ compiler {compiler_version() or 'not installed'}",
         ]
     )
 

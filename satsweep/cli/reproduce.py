@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from satsweep.store import (
     results_dir,
     write_archive,
 )
+from satsweep.store.archive import unpack_program
 from satsweep.workflow.verify import Verification, VerifyError, verify
 
 
@@ -95,16 +97,28 @@ def _verify(args: argparse.Namespace) -> int:
     the way `run` made them (the recorded design, program and --run) into a temporary
     directory, never into the store, and compares every field of each with the stored one.
     Names the program's sha256 and the environment (satsweep, git commit, host) where they
-    differ from what the runs record. Exit 0 when every run reproduces exactly, 1 otherwise."""
+    differ from what the runs record. First checks that the store holds exactly the design's
+    runs as compaction.json recorded them (none missing, twice or extra). Exit 0 when it does
+    and every run reproduces exactly, 1 otherwise, 130 when interrupted (Ctrl-C, SIGTERM)."""
+    # SIGTERM (kill, a job's end) unwinds as Ctrl-C does, as for `run`: the temporary folders
+    # are removed and the program rerunning is killed with its process group
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         with _store(args.study, args.results) as store:
             said = "every run" if args.sample is None else f"{args.sample} runs at random"
             print(f"rerunning {said} of study '{store.study}' in a temporary directory",
                   file=sys.stderr)  # fmt: skip
-            result = verify(store, args.sample, args.seed, log=lambda line: print(line))
+            # an archive's own program, unpacked and built: the model's folder need not exist
+            source = unpack_program(store, log=lambda line: print(line, file=sys.stderr))
+            result = verify(store, args.sample, args.seed, log=print, source=source)
     except (StoreError, VerifyError) as e:
         error("verify", e)
         return 2
+    except KeyboardInterrupt:
+        error("verify", "interrupted: the reruns stopped, their temporary folders removed")
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     _say(result, args.study)
     return 0 if result.reproduced else 1
 
@@ -114,13 +128,18 @@ _MOST_SHOWN = 20
 
 
 def _say(result: Verification, study: str) -> None:
-    """The differences, the environment's, the seed and the count."""
+    """The differences (each run's first field first), the environment's, the seed, the count
+    and what makes the store other than the whole study."""
     for check in result.checks:
         if check.reproduced:
             continue
         where = f"{check.config_id}/r{check.replication}"
         if check.failure:
             print(f"{where}: {check.failure}")
+        if check.first is not None:
+            n = len(check.differences)
+            print(f"{where}: differs first in {check.first} "
+                  f"({n} difference{'s' if n > 1 else ''})")  # fmt: skip
         for name, stored, rerun in check.differences[:_MOST_SHOWN]:
             print(f"{where}: {name}: stored {stored!r}, rerun {rerun!r}")
         if len(check.differences) > _MOST_SHOWN:  # a table may differ in every row
@@ -130,15 +149,25 @@ def _say(result: Verification, study: str) -> None:
     if result.seed is not None:
         print(f"sample chosen with --seed {result.seed} (satsweep verify {study} --sample "
               f"{len(result.checks)} --seed {result.seed} reruns it)")  # fmt: skip
+    for problem in result.completeness:
+        print(f"incomplete: {problem}")
     same = sum(c.reproduced for c in result.checks)
-    print(f"{same} of {len(result.checks)} runs reproduce exactly")
+    if result.completeness:  # the count alone would read as the whole study's
+        print(f"{same} of {len(result.checks)} stored runs reproduce exactly, but the store is "
+              "not the whole study (incomplete: above)")  # fmt: skip
+    else:
+        print(f"{same} of {len(result.checks)} runs reproduce exactly")
 
 
 def _archive(args: argparse.Namespace) -> int:
     """`satsweep archive`: writes the study to one tar.gz: its design.json, its Parquet tables,
-    the program's description and hashes, the design file and the environment's packages
-    (pip freeze's form). The store is only read; the file is written whole or not at all.
-    `satsweep verify ARCHIVE` reruns from it."""
+    the program's description and hashes, the design file, the program's files (an ns-3
+    script, an OMNeT++ study's ini, NED files and library sources with their build steps, a
+    contract program's file; a program installed with satsweep by satsweep's version) and the
+    environment's packages (pip freeze's form). A file of the program that it cannot hold
+    (outside the folder of the design file and the program, or a program over 256 MiB) is
+    named in a warning. The store is only read; the file is written whole or not at all.
+    `satsweep verify ARCHIVE` reruns from it, on a machine without the model's folder."""
     try:
         name = study_name(args.study, args.results)
     except StoreError as e:
@@ -156,7 +185,8 @@ def _archive(args: argparse.Namespace) -> int:
               "changes; allowed: a path outside it")  # fmt: skip
         return 2
     try:
-        names = write_archive(store, target)
+        names = write_archive(store, target, warn=lambda line: print(
+            f"satsweep archive: warning: {line}", file=sys.stderr))  # fmt: skip
     except StoreError as e:
         error("archive", e)
         return 2

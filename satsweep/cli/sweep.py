@@ -384,6 +384,9 @@ def _plan(args: argparse.Namespace) -> int:
         + (f"; {len(state.damaged)} damaged (satsweep status lists them)" if state.damaged else ""),
         highlight=False,
     )
+    notice = sweep.rebuilt_notice(design, store, state)
+    if notice is not None:
+        console.print(f"note: {notice}", highlight=False, markup=False, soft_wrap=True)
     if (fraction := design.fractional) is not None:
         console.print(
             f"{fraction.summary()} (the full design: {2 ** len(design.factors)} configurations)",
@@ -542,6 +545,9 @@ def _status(args: argparse.Namespace) -> int:
         highlight=False,
         soft_wrap=True,  # one line for scripts that read it
     )
+    notice = sweep.rebuilt_notice(design, store, state)
+    if notice is not None:  # a notice, not damage: the exit code stays what the runs make it
+        console.print(f"note: {notice}", highlight=False, markup=False, soft_wrap=True)
     if stale is not None:
         console.print(
             f"tables stale or damaged: {stale}; `satsweep run` compacts them again",

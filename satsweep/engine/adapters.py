@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -33,6 +34,33 @@ if TYPE_CHECKING:
 
 #: The entry-point group adapters are registered in.
 GROUP = "satsweep.adapters"
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    """A command that makes a file of a program from its archived sources after the archive
+    is unpacked elsewhere (an OMNeT++ model's library): run in ``folder``, it makes ``makes``."""
+
+    folder: Path
+    command: tuple[str, ...]
+    makes: Path
+
+
+@dataclass(frozen=True)
+class ProgramFiles:
+    """What an archive holds of a program so that it can be rerun on another machine
+    (``satsweep archive``): its ``main`` file (an ns-3 script, an ini file, a program's own
+    file), every file it needs (``files``, absolute, ``main`` among them), the ``builds`` that
+    make the rest from them once unpacked, and ``notes``: files it would need but that are not
+    there to archive, each with why. ``installed``: a program installed with satsweep, found
+    by its name, none of whose files is archived (satsweep's version stands for them)."""
+
+    main: Path | None
+    files: tuple[Path, ...] = ()
+    builds: tuple[BuildStep, ...] = ()
+    notes: tuple[str, ...] = ()
+    installed: bool = False
+    versions: Mapping[str, str] = field(default_factory=dict)
 
 
 class Adapter(ABC):
@@ -63,6 +91,23 @@ class Adapter(ABC):
             if said.get(key) is None:
                 said[key] = default
         return said
+
+    def archived(self, options: BaseModel, base: Path) -> ProgramFiles | None:
+        """What an archive must hold of the program of ``options`` (paths in them relative to
+        ``base``) to rerun it elsewhere: its files and the steps that build the rest once
+        unpacked (:class:`ProgramFiles`). None: the adapter cannot say (the archive then
+        holds none of the program, and says so). Raises ProgramError as :meth:`program`."""
+        return None
+
+    def versions(self) -> dict[str, str]:
+        """The versions of what builds and runs the adapter's programs here (the engine, its
+        compiler), by name, for an archive to record and a rerun to compare."""
+        return {}
+
+    def build_environment(self) -> dict[str, str] | None:
+        """The environment the build steps of an unpacked archive (:meth:`archived`) run with;
+        None: this process's. Raises ProgramError when the engine is missing here."""
+        return None
 
     def help(self) -> dict[str, str]:
         """Each option's help, for the design's messages."""

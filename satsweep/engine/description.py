@@ -61,6 +61,9 @@ PROVENANCE_COLUMNS: dict[str, OwnType] = {
     "host": "string",
     "started_at": "timestamp",
     "elapsed_seconds": "float",
+    # the engine and its version (Program.engine), NULL for none; last, being the newest: a
+    # store's older rows lack it, and a table joined from both keeps the order
+    "engine": "string",
 }
 #: Names the analysis (analysis/*.sql) adds beside every column of the runs or of a table.
 ANALYSIS_COLUMNS = ("by_value", "cell_id", "position", "row_id")

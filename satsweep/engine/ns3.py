@@ -27,14 +27,17 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
+from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from satsweep.engine.adapters import Adapter, read_declaration
+from satsweep.engine.adapters import Adapter, ProgramFiles, read_declaration
 from satsweep.engine.description import (
     Column,
     Cost,
@@ -47,15 +50,33 @@ from satsweep.engine.description import (
     value_text,
 )
 from satsweep.engine.program import (
+    DESCRIBE_LIMIT_BYTES,
+    DESCRIBE_TIMEOUT_S,
+    SCRATCH_VARIABLE,
     STDERR_TAIL_LINES,
     USAGE_ERROR,
     Program,
     ProgramError,
+    TooMuchOutput,
+    bound_broken,
+    bounded_output,
     file_sha256,
+    run_tailed,
     write_whole,
 )
+from satsweep.engine.wheel import ns3_version
 
-__all__ = ["DECLARATION", "ENGINE", "Ns3Adapter", "Ns3Program", "build", "main", "print_help"]
+__all__ = [
+    "DECLARATION",
+    "ENGINE",
+    "Ns3Adapter",
+    "Ns3Program",
+    "build",
+    "compiler_version",
+    "main",
+    "ns3_version",
+    "print_help",
+]
 
 #: The name a design gives as ``program:`` for an ns-3 program.
 ENGINE = "ns3"
@@ -68,6 +89,15 @@ GENERAL_ARGUMENTS = frozenset(
     "PrintHelp PrintVersion PrintGlobals PrintGroups PrintGroup PrintTypeIds PrintAttributes "
     "RngRun RngSeed".split()
 )
+#: How long ``--PrintHelp`` may take: half the ``--describe`` it serves, which can then say so.
+HELP_TIMEOUT_S = DESCRIBE_TIMEOUT_S // 2
+#: How much of a run's output is read at a time when its summary is searched, from its end; a
+#: longer line is searched in pieces of this size.
+OUTPUT_BLOCK_BYTES = 1 << 20
+#: The lines of a run's output shown when a summary field's pattern matched none of them.
+SHOWN_LINES = 5
+#: The largest JSON file a summary field is read from.
+SUMMARY_FILE_BYTES = 16 << 20
 
 
 class Ns3Error(ValueError):
@@ -86,8 +116,13 @@ def print_help(text: str) -> list[tuple[str, str, str | None]]:
             inside = True
         elif inside and line.strip().endswith(":") and not line.startswith(" "):
             break  # "General Arguments:" and what follows are ns-3's own
-        elif inside and (m := re.match(r"^\s+--([^:=\s]+):\s*(.*?)\s*(?:\[(.*)\])?\s*$", line)):
-            found.append((m.group(1), m.group(2), m.group(3)))
+        elif inside and (m := re.match(r"\s+--([^:=\s]+):", line)):
+            # "help [default]" split by hand: a regex doing it backtracks cubically on spaces
+            said, default = line[m.end() :].strip(), None
+            if said.endswith("]") and "[" in said:
+                bracket = said.index("[")
+                said, default = said[:bracket].rstrip(), said[bracket + 1 : -1]
+            found.append((m.group(1), said, default))
     return found
 
 
@@ -213,16 +248,34 @@ def _wheel() -> Path:
     return root
 
 
+def compiler_version() -> str | None:
+    """The first line of ``--version`` of the C++ compiler :func:`build` uses (``$CXX``, else
+    ``c++``), None when it does not run."""
+    try:
+        proc = subprocess.run(
+            [*_compiler().split(), "--version"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    said = proc.stdout.strip().splitlines()
+    return said[0] if proc.returncode == 0 and said else None
+
+
+def _compiler() -> str:
+    return os.environ.get("CXX", "c++")
+
+
 def build(script: Path) -> Path:
     """The executable of a single-file C++ ns-3 program, built once against the wheel's ns-3
-    (every one of its modules linked) into ``~/.cache/satsweep/ns3-programs/<hash>/``."""
+    (every one of its modules linked) into ``~/.cache/satsweep/ns3-programs/<hash>/``, the
+    hash of the script, the wheel (its folder and version), the compiler and its flags."""
     wheel = _wheel()
     libs = sorted((wheel / "lib64").glob("libns3.*.so"))
-    compiler = os.environ.get("CXX", "c++")
+    compiler = _compiler()
     flags = ["-std=c++20", "-O2", f"-I{wheel / 'include'}"]
-    key = hashlib.sha256(
-        "\n".join([file_sha256(script), str(wheel), compiler, *flags]).encode()
-    ).hexdigest()[:16]
+    # the version too: a wheel upgraded in place keeps its folder, not its libraries
+    made = [file_sha256(script), str(wheel), f"ns-3 {ns3_version()}", compiler, *flags]
+    key = hashlib.sha256("\n".join(made).encode()).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     folder = cache / "satsweep" / "ns3-programs" / key
     executable = folder / script.stem
@@ -281,25 +334,32 @@ class Ns3Program:
 
     @cached_property
     def sha256(self) -> str:
-        """What the results depend on besides ns-3: the script (or executable) and the
-        declaration."""
+        """What the results depend on besides ns-3's libraries: the script (or executable), the
+        declaration and, for a script built here, the executable that runs (:func:`build`'s,
+        which it builds first): a binary replaced in the build cache is another identity."""
         digest = hashlib.sha256()
         for path in (self.script, self.declaration_file):
             digest.update(f"{path.name} {file_sha256(path)}\n".encode())
+        if self.executable != self.script:
+            digest.update(f"executable {file_sha256(self.executable)}\n".encode())
         return digest.hexdigest()
 
     @cached_property
     def parameters(self) -> list[Ns3Parameter]:
         """The program's ``CommandLine`` arguments (``--PrintHelp``), as the declaration
         overrides them, then the ns-3 attributes it declares."""
-        proc = subprocess.run(
-            [str(self.executable), "--PrintHelp"], capture_output=True, text=True, timeout=60
-        )
+        try:  # within the --describe it serves, which has DESCRIBE_TIMEOUT_S
+            proc = bounded_output([str(self.executable), "--PrintHelp"], timeout=HELP_TIMEOUT_S)
+        except (TooMuchOutput, subprocess.TimeoutExpired) as e:
+            raise Ns3Error(
+                f"{self.executable} --PrintHelp {bound_broken(e)}; allowed: at most "
+                f"{DESCRIBE_LIMIT_BYTES >> 20} MiB of ns-3's help within {HELP_TIMEOUT_S} s"
+            ) from None
         if proc.returncode != 0:
             raise Ns3Error(f"{self.executable} --PrintHelp failed (exit code {proc.returncode})")
         declared = {p.name: p for p in self.declaration.parameters}
         found: list[Ns3Parameter] = []
-        for name, help_text, default_text in print_help(proc.stdout):
+        for name, help_text, default_text in print_help(proc.stdout.decode(errors="replace")):
             said = declared.pop(name, None)
             given = said.model_dump(exclude_unset=True) if said is not None else {}
             if said is not None and said.set is not None:
@@ -386,18 +446,66 @@ def option_text(parameter: Ns3Parameter, value: object) -> str:
 # ---- a run ------------------------------------------------------------------------------------
 
 
-def _summary(program: Ns3Program, stdout: str, folder: Path) -> dict[str, Any]:
-    """The summary fields as the declaration reads them from the run's output and files."""
+def _lines_backwards(path: Path) -> Iterator[str]:
+    """The lines of a run's output (``str.splitlines``' lines of the file read as UTF-8), last
+    first, read from the file's end in blocks of :data:`OUTPUT_BLOCK_BYTES`: any length of
+    output costs no memory, and a summary printed last is found at once. A line longer than a
+    block comes in pieces (its last piece first)."""
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        f.seek(size - 1)
+        position = size - 1 if f.read(1) == b"\n" else size  # a last newline ends no line
+        carry = b""  # a line's end, whose start is in the blocks before it
+        while True:
+            start = max(0, position - OUTPUT_BLOCK_BYTES)
+            f.seek(start)
+            pieces = (f.read(position - start) + carry).split(b"\n")
+            position = start
+            carry = pieces.pop(0) if start > 0 else b""
+            if len(carry) > OUTPUT_BLOCK_BYTES:
+                pieces.insert(0, carry)
+                carry = b""
+            for piece in reversed(pieces):
+                # "\r" and the other line ends of str.splitlines, as the text read whole had
+                yield from reversed(piece.decode(errors="replace").splitlines() or [""])
+            if start == 0:
+                return
+
+
+def _last_matches(path: Path, fields: list[Ns3SummaryField]) -> dict[str, re.Match[str]]:
+    """The last match of each field's ``stdout`` pattern in the run's output, searched line by
+    line from its end (fields whose pattern matched no line are left out)."""
+    patterns = {field.name: re.compile(field.stdout or "") for field in fields}
+    found: dict[str, re.Match[str]] = {}
+    for line in _lines_backwards(path):
+        for name, pattern in patterns.items():
+            if name not in found and (m := pattern.search(line)):
+                found[name] = m
+        if len(found) == len(patterns):
+            break
+    return found
+
+
+def _summary(program: Ns3Program, stdout: Path, folder: Path) -> dict[str, Any]:
+    """The summary fields as the declaration reads them from the run's output (the file
+    ``stdout``) and files."""
+    printed = [field for field in program.declaration.summary if field.stdout is not None]
+    matches = _last_matches(stdout, printed) if printed else {}
     values: dict[str, Any] = {}
     for field in program.declaration.summary:
         if field.stdout is not None:
-            pattern = re.compile(field.stdout)
-            matches = [m for line in stdout.splitlines() if (m := pattern.search(line))]
-            if not matches:
-                raise Ns3Error(f"summary field '{field.name}': no line of the output matches "
-                               f"{shown(field.stdout)}")  # fmt: skip
-            last = matches[-1]
-            text = last.group(1) if pattern.groups else last.group(0)
+            last = matches.get(field.name)
+            if last is None:
+                lines = list(islice(_lines_backwards(stdout), SHOWN_LINES))[::-1]
+                last = " | ".join(shown(line, 200) for line in lines)
+                raise Ns3Error(
+                    f"the program exited 0 but the summary field '{field.name}''s pattern "
+                    f"{shown(field.stdout)} matched nothing in its output; the last lines: "
+                    + (last or "none (it printed nothing)")
+                )
+            text = last.group(1) if last.re.groups else last.group(0)
         else:
             text = _file_value(field, folder / (field.file or ""))
         try:
@@ -410,18 +518,30 @@ def _summary(program: Ns3Program, stdout: str, folder: Path) -> dict[str, Any]:
 
 
 def _file_value(field: Ns3SummaryField, path: Path) -> Any:
+    """A summary field's value in a file the run wrote: its ``column`` in a CSV file's last row
+    (the rows before it read one by one, not kept), or its dotted ``key`` in a JSON file."""
     if not path.is_file():
         raise Ns3Error(f"summary field '{field.name}': the run wrote no {path.name}")
+    if field.column is None and path.stat().st_size > SUMMARY_FILE_BYTES:
+        raise Ns3Error(
+            f"summary field '{field.name}': {path.name} is larger than "
+            f"{SUMMARY_FILE_BYTES >> 20} MiB; allowed: a JSON file of at most that"
+        )
+    try:
+        if field.column is not None:
+            with path.open(newline="", encoding="utf-8") as f:
+                rows = deque(csv.DictReader(f), maxlen=1)
+        else:
+            value: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (csv.Error, ValueError) as e:  # not UTF-8, not JSON, a field past csv's limit
+        raise Ns3Error(f"summary field '{field.name}': {path.name} does not read: {e}") from None
     if field.column is not None:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
         if not rows or field.column not in rows[-1]:
             raise Ns3Error(
                 f"summary field '{field.name}': {path.name} has no column {shown(field.column)}"
                 " (or no row)"
             )
         return rows[-1][field.column]
-    value: Any = json.loads(path.read_text(encoding="utf-8"))
     for part in (field.key or "").split("."):
         if not isinstance(value, dict) or part not in value:
             raise Ns3Error(f"summary field '{field.name}': {path.name} has no key {field.key}")
@@ -433,19 +553,23 @@ def _table(name: str, table: Ns3Table, path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise Ns3Error(f"table '{name}': the run wrote no {path.name}")
     with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
-        missing = [c.name for c in table.columns if c.name not in (reader.fieldnames or [])]
+        try:
+            reader = csv.DictReader(f)
+            fieldnames = reader.fieldnames or []
+        except (csv.Error, UnicodeDecodeError) as e:
+            raise Ns3Error(f"table '{name}': {path.name} does not read: {e}") from None
+        missing = [c.name for c in table.columns if c.name not in fieldnames]
         if missing:
             raise Ns3Error(f"table '{name}': {path.name} has no column {shown(missing[0])}")
         rows = []
-        for row in reader:
-            try:
+        try:
+            for row in reader:
                 rows.append(
                     {c.name: None if row[c.name] in ("", None) else from_text(c.type, row[c.name])
                      for c in table.columns}
                 )  # fmt: skip
-            except ValueError as e:
-                raise Ns3Error(f"table '{name}': {path.name}: {e}") from None
+        except (csv.Error, ValueError) as e:  # a value not of its type; not UTF-8; past csv's limit
+            raise Ns3Error(f"table '{name}': {path.name}: {e}") from None
     return rows
 
 
@@ -458,20 +582,18 @@ def run(program: Ns3Program, given: Mapping[str, object], run_number: int, out: 
         for p in program.parameters
         if values[p.name] is not None
     ]
-    with tempfile.TemporaryDirectory(prefix="satsweep-ns3-") as scratch:
+    # under satsweep's scratch folder for the run when it names one: removed even if we are killed
+    within = os.environ.get(SCRATCH_VARIABLE) or None
+    with tempfile.TemporaryDirectory(prefix="satsweep-ns3-", dir=within) as scratch:
         folder = Path(scratch)
-        with open(folder / ".stdout", "w+", encoding="utf-8", errors="replace") as stdout:
-            proc = subprocess.run(
-                [str(program.executable), *options, f"--RngRun={run_number}"],
-                cwd=folder,
-                stdout=stdout,
-                stderr=subprocess.PIPE,
-                text=True,
+        printed = folder / ".stdout"
+        with open(printed, "wb") as stdout:  # to the file as it comes, never into memory
+            proc = run_tailed(
+                [str(program.executable), *options, f"--RngRun={run_number}"], folder, stdout
             )
-            stdout.seek(0)
-            printed = stdout.read()
         if proc.returncode != 0:
-            said = (printed + proc.stderr).strip().splitlines()
+            last = list(islice(_lines_backwards(printed), STDERR_TAIL_LINES))[::-1]
+            said = "\n".join([*last, proc.stderr]).strip().splitlines()
             sys.stderr.write("\n".join(said[-STDERR_TAIL_LINES:]) + "\n")
             return proc.returncode
         try:
@@ -508,8 +630,9 @@ class Ns3Adapter(Adapter):
     options = Ns3Options
 
     def program(self, options: BaseModel, base: Path) -> Program:
-        """The adapter's command for the script; its identity hashes the script and the
-        declaration."""
+        """The adapter's command for the script; its identity hashes the script, the
+        declaration and the executable built (:attr:`Ns3Program.sha256`); its engine is the
+        wheel's ns-3 for a script built here (an executable built elsewhere: unknown, None)."""
         assert isinstance(options, Ns3Options)
         if options.script is None:
             raise ProgramError(
@@ -518,14 +641,43 @@ class Ns3Adapter(Adapter):
             )
         try:
             ns3 = Ns3Program(base / options.script)
+            # a script is built here (its executable hashed), once, rather than in --describe
             identity = ns3.sha256
-            ns3.executable  # a script is built here, once, rather than inside --describe
         except (Ns3Error, OSError) as e:
             raise ProgramError(str(e), "script") from None
         command = Path(sysconfig.get_path("scripts")) / COMMAND
         if not command.is_file():
             raise ProgramError(f"{command}: the ns-3 adapter is missing; ./setup.sh installs it")
-        return Program.adapted(command, identity, (f"--script={ns3.script}",))
+        version = ns3_version() if ns3.executable != ns3.script else None
+        return replace(
+            Program.adapted(command, identity, (f"--script={ns3.script}",)),
+            engine=None if version is None else f"ns-3 {version}",
+        )
+
+    def archived(self, options: BaseModel, base: Path) -> ProgramFiles:
+        """The script and its declaration; no build step: the adapter builds a script where
+        it runs (:func:`build`)."""
+        assert isinstance(options, Ns3Options)
+        if options.script is None:
+            raise ProgramError(f"'{ENGINE}' needs script: (an ns-3 program)", "script")
+        try:
+            ns3 = Ns3Program(base / options.script)
+        except Ns3Error as e:
+            raise ProgramError(str(e), "script") from None
+        return ProgramFiles(ns3.script, (ns3.script, ns3.declaration_file))
+
+    def versions(self) -> dict[str, str]:
+        """The ns-3 wheel's version (:func:`ns3_version`) and the first line of the compiler's
+        ``--version`` (``$CXX``, else c++, as :func:`build` compiles)."""
+        compiler = os.environ.get("CXX", "c++").split()
+        try:
+            proc = subprocess.run(
+                [*compiler, "--version"], capture_output=True, text=True, timeout=60
+            )
+            said = (proc.stdout.splitlines() or ["unknown"])[0].strip()
+        except (OSError, subprocess.SubprocessError):
+            said = "none"
+        return {"ns-3": ns3_version() or "none", "compiler": said}
 
 
 def _usage(message: str) -> int:

@@ -34,6 +34,7 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -49,13 +50,20 @@ from satsweep.engine.description import (
     shown,
     value_text,
 )
-from satsweep.engine.adapters import Adapter, read_declaration
+from satsweep.engine.adapters import (
+    Adapter,
+    BuildStep,
+    ProgramFiles,
+    read_declaration,
+)
 from satsweep.engine.program import (
+    SCRATCH_VARIABLE,
     STDERR_TAIL_LINES,
     USAGE_ERROR,
     Program,
     ProgramError,
     file_sha256,
+    run_tailed,
     write_whole,
 )
 
@@ -67,6 +75,9 @@ __all__ = [
     "OmnetppStudy",
     "main",
     "trial",
+    "engine_versions",
+    "inet_version",
+    "omnetpp_version",
 ]
 
 #: The name a design gives as ``program:`` for an OMNeT++ study.
@@ -270,14 +281,26 @@ class Declaration(BaseModel):
         )
 
 
+def included_name(line: str) -> str | None:
+    """The file an ini file's line includes, as OMNeT++'s reader takes it: ``include`` at the
+    line's start, blanks, the name (relative to the including file's folder) and maybe a
+    comment; None for another line."""
+    if not (line.startswith("include") and line[7:8].isspace()):
+        return None
+    return line[7:].split("#", 1)[0].strip() or None
+
+
 def _config_sections(ini: Path) -> list[str]:
     """The configurations an ini file defines: ``General`` and each ``[Config NAME]``.
     Included files (``include``) are not followed: a configuration in one is not found."""
     parser = configparser.RawConfigParser(strict=False, comment_prefixes=("#", ";"))
     parser.optionxform = str  # type: ignore[assignment,method-assign]
+    lines = ini.read_text(encoding="utf-8").splitlines()
     try:
-        # OMNeT++ allows keys before the first section (they belong to General)
-        parser.read_string("[General]\n" + ini.read_text(encoding="utf-8"))
+        # OMNeT++ allows keys before the first section (they belong to General); an include
+        # line is no key (configparser would refuse it)
+        kept = (line for line in lines if included_name(line) is None)
+        parser.read_string("[General]\n" + "\n".join(kept))
     except configparser.Error as e:
         raise OmnetppError(f"{ini}: not an OMNeT++ ini file: {e}") from None
     return [s.removeprefix("Config ").strip() for s in parser.sections()]
@@ -320,10 +343,33 @@ class OmnetppStudy:
         """The libraries to load: INET's, then the declared ones."""
         return [inet / "src" / "INET", *(self.base / lib for lib in self.declaration.libraries)]
 
+    def included(self) -> list[Path]:
+        """The ini files the study's ini reads through ``include`` lines, directly or through
+        another, as OMNeT++ finds them (each relative to the file that includes it): breadth
+        first, each once (a cycle, which OMNeT++ refuses, ends here). A file that cannot be
+        read is listed but not followed."""
+        found: list[Path] = []
+        seen = {self.ini}
+        pending = [self.ini]
+        while pending:
+            current = pending.pop(0)
+            try:
+                lines = current.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue  # missing or unreadable: hashed as such (sha256), not followed
+            for name in filter(None, map(included_name, lines)):
+                path = Path(os.path.normpath(current.parent / name))
+                if path not in seen:
+                    seen.add(path)
+                    found.append(path)
+                    pending.append(path)
+        return found
+
     def files(self) -> list[Path]:
         """What a run's outcome depends on besides OMNeT++ and INET themselves: the ini, the
-        declaration, the declared libraries and every NED file of the declared folders."""
-        found = [self.ini, self.declaration_file]
+        ini files it includes (:meth:`included`), the declaration, the declared libraries and
+        every NED file of the declared folders."""
+        found = [self.ini, *self.included(), self.declaration_file]
         for lib in self.declaration.libraries:
             path = self.base / lib
             found.append(path.with_name(f"lib{path.name}.so"))
@@ -396,6 +442,42 @@ def installation() -> tuple[Path, Path]:
             "naming a built OMNeT++ 6.x and INET 4.5"
         )
     return Path(roots["OMNETPP_ROOT"]), Path(roots["INET_ROOT"])
+
+
+def omnetpp_version(root: Path) -> str | None:
+    """The version of the OMNeT++ at ``root`` as its ``Version`` file says it (``omnetpp-6.1``:
+    ``6.1``, what its configure takes), None without the file."""
+    try:
+        said = (root / "Version").read_text().strip()
+    except OSError:
+        return None
+    return said.rpartition("-")[2] or None
+
+
+def inet_version(root: Path) -> str | None:
+    """The version of the INET at ``root`` as its ``bin/inet_version`` reads it: INET_VERSION
+    and INET_PATCH_LEVEL of ``src/inet/common/INETDefs.h`` (0x0405, 0x04: ``4.5.4``), None
+    without them."""
+    try:
+        text = (root / "src" / "inet" / "common" / "INETDefs.h").read_text(errors="replace")
+    except OSError:
+        return None
+    version = re.search(r"^#define +INET_VERSION +0x([0-9A-Fa-f]{2})([0-9A-Fa-f]{2})\b", text, re.M)
+    patch = re.search(r"^#define +INET_PATCH_LEVEL +0x([0-9A-Fa-f]{2})\b", text, re.M)
+    if version is None or patch is None:
+        return None
+    return ".".join(str(int(part, 16)) for part in (*version.groups(), patch.group(1)))
+
+
+def engine_versions() -> str | None:
+    """OMNeT++'s and INET's versions as a run's provenance records them (``OMNeT++ 6.1, INET
+    4.5.4``; ``?`` for one that does not say), None when they are not installed
+    (:func:`installation`)."""
+    try:
+        omnetpp, inet = installation()
+    except OmnetppError:
+        return None
+    return f"OMNeT++ {omnetpp_version(omnetpp) or '?'}, INET {inet_version(inet) or '?'}"
 
 
 def option_value(parameter: OmnetppParameter, value: object) -> str:
@@ -777,8 +859,10 @@ class OmnetppAdapter(Adapter):
     stream_options = {"omnetpp_seeds": ("run", "seed-set")}
 
     def program(self, options: BaseModel, base: Path) -> Program:
-        """The adapter's command for the study; its identity hashes the ini, the declaration,
-        the libraries and the NED files (:meth:`OmnetppStudy.sha256`)."""
+        """The adapter's command for the study; its identity hashes the ini and the files it
+        includes, the declaration, the libraries and the NED files
+        (:meth:`OmnetppStudy.sha256`); its engine is the installed OMNeT++ and INET
+        (:func:`engine_versions`)."""
         assert isinstance(options, OmnetppOptions)
         if options.ini is None:
             raise ProgramError(
@@ -796,13 +880,137 @@ class OmnetppAdapter(Adapter):
         args = (f"--ini={study.ini}", f"--config={study.config}", f"--seeds={seeds}")
         # seed sets are fewer than run numbers: a design checks its runs' for clashes
         stream = seed_set if seeds == "seed-set" else None
-        return Program.adapted(command, study.sha256, args, stream)
+        return replace(
+            Program.adapted(command, study.sha256, args, stream), engine=engine_versions()
+        )
 
     @classmethod
     def study(cls, ini: Path, config: str, seeds: str = SEEDS[0]) -> Program:
         """The program of ``ini``'s configuration ``config`` with ``seeds`` (:data:`SEEDS`)."""
         options = OmnetppOptions(ini=str(Path(ini).absolute()), config=config, omnetpp_seeds=seeds)
         return cls().program(options, Path.cwd())
+
+    def archived(self, options: BaseModel, base: Path) -> ProgramFiles:
+        """The ini and the ini files it includes, the declaration, the files of the declared
+        NED folders and the sources of the declared libraries' folders (:func:`_sources`),
+        with the steps that build each library from them (:func:`_library_builds`)."""
+        assert isinstance(options, OmnetppOptions)
+        if options.ini is None:
+            raise ProgramError(f"'{ENGINE}' needs ini: (an OMNeT++ ini file)", "ini")
+        try:
+            study = OmnetppStudy(base / options.ini, options.config or "General")
+        except OmnetppError as e:
+            raise ProgramError(str(e)) from None
+        files = [study.ini, *study.included(), study.declaration_file]
+        notes = [f"{p}: included by the ini, but no such file" for p in files if not p.is_file()]
+        for folder in study.declaration.ned:
+            files += _sources(Path(os.path.normpath(study.base / folder)))
+        builds: list[BuildStep] = []
+        for lib in study.declaration.libraries:
+            library = Path(os.path.normpath(study.base / lib))
+            files += _sources(library.parent)
+            steps, note = _library_builds(library)
+            builds += steps
+            if note:
+                notes.append(note)
+            if not steps and library.with_name(f"lib{library.name}.so").is_file():
+                files.append(library.with_name(f"lib{library.name}.so"))
+        kept = [p for p in dict.fromkeys(files) if p.is_file()]
+        return ProgramFiles(study.ini, tuple(kept), tuple(builds), tuple(notes))
+
+    def versions(self) -> dict[str, str]:
+        """OMNeT++'s and INET's versions (:func:`omnetpp_version`, :func:`inet_version`) and
+        the first line of the ``--version`` of the compiler OMNeT++'s Makefile.inc names."""
+        try:
+            omnetpp, inet = installation()
+        except OmnetppError:
+            return {"OMNeT++": "none", "INET": "none", "compiler": "none"}
+        return {
+            "OMNeT++": omnetpp_version(omnetpp) or "unknown",
+            "INET": inet_version(inet) or "unknown",
+            "compiler": _compiler_version(omnetpp),
+        }
+
+    def build_environment(self) -> dict[str, str]:
+        """This process's environment with OMNeT++'s tools (``$OMNETPP_ROOT/bin``, of
+        :func:`installation`) first on PATH, as OMNeT++'s own environment script sets it: what
+        a library's ``opp_makemake`` and ``make`` need."""
+        try:
+            omnetpp, _ = installation()
+        except OmnetppError as e:
+            raise ProgramError(str(e)) from None
+        path = os.pathsep.join([str(omnetpp / "bin"), os.environ.get("PATH", "")])
+        return {**os.environ, "PATH": path}
+
+
+#: Folders under a NED or library folder that hold what a build or a run made, not the model.
+PRODUCT_FOLDERS = frozenset({"out", "results", ".git", "__pycache__"})
+#: Suffixes of files that a build or a run made (libraries, objects, result files).
+PRODUCT_SUFFIXES = frozenset(
+    {".so", ".o", ".a", ".dll", ".dylib", ".sca", ".vec", ".vci", ".elog", ".pyc"}
+)
+
+
+def _sources(folder: Path) -> list[Path]:
+    """The model's files under ``folder`` for an archive: every regular file but what a build
+    or a run made (:data:`PRODUCT_FOLDERS`, :data:`PRODUCT_SUFFIXES`, executables: ELF files).
+    Links to folders are not entered."""
+    found = []
+    for directory, folders, names in os.walk(folder):
+        folders[:] = sorted(f for f in folders if f not in PRODUCT_FOLDERS)
+        for name in sorted(names):
+            path = Path(directory) / name
+            if path.suffix in PRODUCT_SUFFIXES or not path.is_file():
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    if handle.read(4) == b"\x7fELF":
+                        continue
+            except OSError:
+                continue
+            found.append(path)
+    return found
+
+
+#: How an opp_makemake Makefile names the command that made it, in its header.
+MAKEMAKE_LINE = re.compile(r"^#\s+(opp_makemake\b.*)$", re.M)
+
+
+def _library_builds(library: Path) -> tuple[list[BuildStep], str | None]:
+    """The steps that build a declared library (``opp_run -l`` form: ``folder/name`` for
+    ``folder/libname.so``) in its folder: the ``opp_makemake`` command its Makefile's header
+    names, if any, then ``make MODE=release`` (``MODE=debug`` for a ``_dbg`` name, OMNeT++'s
+    debug suffix). Without a Makefile, none, and a note: the built library is archived as it
+    is, which runs only where such a build does."""
+    folder, made = library.parent, library.with_name(f"lib{library.name}.so")
+    try:
+        makefile = (folder / "Makefile").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return [], (
+            f"{made}: no Makefile in {folder} to build it from its sources; the built library "
+            "is archived as it is"
+        )
+    steps = []
+    if found := MAKEMAKE_LINE.search(makefile):
+        steps.append(BuildStep(folder, tuple(shlex.split(found.group(1))), folder / "Makefile"))
+    mode = "debug" if library.name.endswith("_dbg") else "release"
+    steps.append(BuildStep(folder, ("make", f"MODE={mode}"), made))
+    return steps, None
+
+
+def _compiler_version(omnetpp: Path) -> str:
+    """The first line of ``--version`` of the compiler ``omnetpp``'s Makefile.inc names."""
+    try:
+        found = re.search(r"^CXX\s*=\s*(.+)$", (omnetpp / "Makefile.inc").read_text(), re.M)
+        proc = subprocess.run(
+            [*(shlex.split(found.group(1)) if found else ["c++"]), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "none"
+    return (proc.stdout.splitlines() or ["unknown"])[0].strip()
 
 
 def _usage(message: str) -> int:
@@ -865,12 +1073,14 @@ def run(
     ``out``; the exit code."""
     omnetpp, _ = installation()
     declaration = study.declaration
-    with tempfile.TemporaryDirectory(prefix="satsweep-omnetpp-") as scratch:
+    # under satsweep's scratch folder for the run when it names one: removed even if we are killed
+    within = os.environ.get(SCRATCH_VARIABLE) or None
+    with tempfile.TemporaryDirectory(prefix="satsweep-omnetpp-", dir=within) as scratch:
         command = command_line(study, given, run_number, scratch, seeds)
-        proc = subprocess.run(command, cwd=study.base, capture_output=True, text=True)
-        # Cmdenv reports errors on stdout and stderr alike ("<!> Error: ...")
-        said = (proc.stdout + proc.stderr).strip().splitlines()
+        # Cmdenv reports errors on stdout and stderr alike ("<!> Error: ..."): one bounded tail
+        proc = run_tailed(command, study.base)
         if proc.returncode != 0:
+            said = proc.stderr.strip().splitlines()
             sys.stderr.write("\n".join(said[-STDERR_TAIL_LINES:]) + "\n")
             return proc.returncode
         sca = Path(scratch) / "run.sca"

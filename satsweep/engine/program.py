@@ -18,13 +18,14 @@ import select
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
 
+from satsweep.engine.adapters import BuildStep, ProgramFiles
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.description import (
     Description,
@@ -33,6 +34,7 @@ from satsweep.engine.description import (
     shown,
     validation_message,
 )
+from satsweep.engine.wheel import ns3_version
 
 __all__ = [
     "USAGE_ERROR",
@@ -47,6 +49,14 @@ __all__ = [
 USAGE_ERROR = 2
 #: How long ``--describe`` may take.
 DESCRIBE_TIMEOUT_S = 60
+#: How much a program may print of itself (``--describe``, an ns-3 program's ``--PrintHelp``).
+DESCRIBE_LIMIT_BYTES = 16 << 20
+#: The suffixes of a C++ source file: a program to build (``program: ns3``), not to run.
+CXX_SUFFIXES = (".cc", ".cpp", ".cxx")
+#: The environment variable naming a run's scratch folder (:meth:`Program.run`'s
+#: ``scratch_dir``), where the adapters make theirs: removed after the run even when the run
+#: was killed, and swept by the store's next pass when satsweep itself was.
+SCRATCH_VARIABLE = "SATSWEEP_SCRATCH"
 #: How many lines of a failed program's stderr are kept, and at most how many bytes.
 STDERR_TAIL_LINES = 20
 STDERR_TAIL_BYTES = 1 << 16
@@ -130,18 +140,24 @@ def _description(path: Path, sha256: str, args: tuple[str, ...] = ()) -> Descrip
     except (OSError, ValueError):
         pass
     try:
-        proc = subprocess.run(
-            [str(path), *args, "--describe"], capture_output=True, timeout=DESCRIBE_TIMEOUT_S
-        )
+        proc = bounded_output([str(path), *args, "--describe"])
+    except (TooMuchOutput, subprocess.TimeoutExpired) as e:
+        raise ProgramError(
+            f"{path} --describe {bound_broken(e)}; allowed: at most {DESCRIBE_LIMIT_BYTES >> 20}"
+            f" MiB of JSON within {DESCRIBE_TIMEOUT_S} s (docs/engine-contract.md)"
+        ) from None
     except (OSError, subprocess.SubprocessError) as e:
         raise ProgramError(f"{path} --describe: cannot run it: {e}") from None
     if proc.returncode != 0:
         said = proc.stderr.decode(errors="replace").strip().splitlines()
+        last = said[-1] if said else ""
         raise ProgramError(
             f"{path} --describe exited with {proc.returncode}"
-            + (f": {said[-1]}" if said else "")
-            + "; allowed: a program that honours the engine contract (docs/engine-contract.md)"
-        )
+            + (f": {last}" if last else "")
+            # an adapter's own one line says what is allowed (an ns-3 program's --PrintHelp)
+            + ("" if "; allowed: " in last else "; allowed: a program that honours the engine "
+               "contract (docs/engine-contract.md)")
+        )  # fmt: skip
     try:
         description = Description.model_validate_json(proc.stdout)
     except ValidationError as e:
@@ -175,6 +191,19 @@ class Program:
     #: the random stream a run number selects, for a program with fewer streams than run
     #: numbers (OMNeT++'s seed sets); None: each run number is its own stream
     stream: Callable[[int], int] | None = None
+    #: the simulation engine it runs on, with its version (``ns-3 3.44.post0``, ``OMNeT++ 6.1,
+    #: INET 4.5.4``), which every run's provenance records: an adapter's, or ns-3 for this
+    #: project's own programs; None for a program built against no engine satsweep knows
+    engine: str | None = None
+
+    def __post_init__(self) -> None:
+        # setup.sh installs this project's programs into <prefix>/libexec/satsweep (the last of
+        # program_dirs()), each built against the ns3 wheel (sim/CMakeLists.txt): where it is
+        # says so, whatever its name
+        if self.engine is None and self.path.parent == program_dirs()[-1]:
+            version = ns3_version()
+            if version is not None:
+                object.__setattr__(self, "engine", f"ns-3 {version}")
 
     @classmethod
     def at(cls, path: Path) -> Program:
@@ -224,6 +253,11 @@ class Program:
                     f"'{spec}': no such file ({path}); allowed: a path to an executable, "
                     "relative to the sweep file, or a program built by this project"
                 )
+            if path.suffix in CXX_SUFFIXES:  # an ns-3 program's source, meant for its adapter
+                raise ProgramError(
+                    f"'{spec}' is a C++ source file, not a program; allowed: an ns-3 program's "
+                    f"source as program: ns3 with script: {spec} (docs/ns3.md), or an executable"
+                )
             if not os.access(path, os.X_OK):
                 raise ProgramError(f"'{spec}': {path} is not executable (chmod +x it)")
             return cls.at(path)
@@ -269,11 +303,15 @@ class Program:
         out: Path | None = None,
         timeout: float | None = None,
         cwd: Path | None = None,
+        scratch_dir: Path | None = None,
     ) -> dict[str, Any]:
         """Runs one simulation and returns its result, checked against the description.
 
         The program writes the result to ``out`` when given, else to a temporary file that is
         removed afterwards; it works in ``cwd`` (default: this process's working directory).
+        ``scratch_dir``, made for the run and removed after it whatever became of it, is its
+        scratch folder (:data:`SCRATCH_VARIABLE`; an adapter's ``.stdout`` and files); without
+        it and ``out``, a folder in the temporary folder of the result.
         Raises SimulationError when it fails or breaks the contract, or runs longer than
         ``timeout`` seconds (its process group is then killed).
         """
@@ -281,14 +319,23 @@ class Program:
         scratch = tempfile.TemporaryDirectory(prefix="satsweep-") if out is None else None
         with scratch or contextlib.nullcontext():
             target = Path(scratch.name) / "result.json" if scratch else Path(out)  # type: ignore[arg-type]
+            if scratch_dir is None and scratch:  # `simulate`, `plan --check`'s killed trials
+                scratch_dir = Path(scratch.name) / "scratch"
+            env = None
+            if scratch_dir is not None:
+                scratch_dir.mkdir(parents=True, exist_ok=True)
+                env = {**os.environ, SCRATCH_VARIABLE: str(scratch_dir)}
             try:
-                proc = _run_group(self.command(params, run, target), timeout, cwd)
+                proc = _run_group(self.command(params, run, target), timeout, cwd, env)
             except OSError as e:
                 raise SimulationError(f"cannot start {self.path}: {e.strerror or e}", None) from e
             except subprocess.TimeoutExpired as e:
                 said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else ""
                 tail = "\n".join((said or "").strip().splitlines()[-STDERR_TAIL_LINES:])
                 raise SimulationError(f"timed out after {timeout:g} s", None, tail) from None
+            finally:  # a killed adapter cannot remove its scratch: its caller does
+                if scratch_dir is not None:
+                    shutil.rmtree(scratch_dir, ignore_errors=True)
             if proc.returncode != 0:
                 tail = "\n".join(proc.stderr.strip().splitlines()[-STDERR_TAIL_LINES:])
                 raise SimulationError(f"{self.name} failed", proc.returncode, tail)
@@ -376,7 +423,10 @@ def _dies_with_job() -> tuple[str, ...]:
 
 
 def _run_group(
-    command: list[str], timeout: float | None, cwd: Path | None = None
+    command: list[str],
+    timeout: float | None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``subprocess.run(command, capture_output=True, text=True, timeout=timeout)``, but the
     program runs in a process group of its own that is killed whole (SIGKILL) on timeout or
@@ -388,6 +438,7 @@ def _run_group(
     proc = subprocess.Popen(
         [*prefix, *command],
         cwd=cwd,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         process_group=0,
@@ -458,6 +509,93 @@ class _Tail:
         self.pipe.close()
 
 
+class TooMuchOutput(RuntimeError):
+    """A program that printed more than :func:`bounded_output` keeps."""
+
+
+def bound_broken(e: TooMuchOutput | subprocess.TimeoutExpired) -> str:
+    """Which bound of :func:`bounded_output` a program broke, for a message."""
+    if isinstance(e, subprocess.TimeoutExpired):
+        return f"did not end within {e.timeout:g} s"
+    return str(e)
+
+
+def bounded_output(
+    command: list[str],
+    limit: int = DESCRIBE_LIMIT_BYTES,
+    timeout: float = DESCRIBE_TIMEOUT_S,
+) -> subprocess.CompletedProcess[bytes]:
+    """``subprocess.run(command, capture_output=True, timeout=timeout)`` for what a program
+    says of itself (``--describe``, ``--PrintHelp``), bounded: TooMuchOutput past ``limit``
+    bytes of stdout, TimeoutExpired past ``timeout`` seconds (its process group is then killed
+    whole), and only the last :data:`STDERR_TAIL_BYTES` of stderr kept. The program dies with
+    this process (an adapter's ``--PrintHelp`` with the adapter)."""
+    prefix = _dies_with_job()
+    proc = subprocess.Popen(
+        [*prefix, *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        process_group=0,
+        preexec_fn=None if prefix else _die_with_job,
+    )
+    stdout, stderr = bytearray(), bytearray()
+    pipes = {proc.stdout.fileno(): stdout, proc.stderr.fileno(): stderr}  # type: ignore[union-attr]
+    poller = select.poll()
+    for fd in pipes:
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + timeout
+    try:
+        while pipes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(command, timeout)
+            for fd, _ in poller.poll(left * 1000):
+                block = os.read(fd, 1 << 16)
+                if not block:  # the pipe's end
+                    poller.unregister(fd)
+                    del pipes[fd]
+                elif pipes[fd] is stdout:
+                    stdout.extend(block)
+                    if len(stdout) > limit:
+                        raise TooMuchOutput(f"printed more than {limit >> 20} MiB")
+                else:
+                    stderr.extend(block)
+                    del stderr[:-STDERR_TAIL_BYTES]
+        proc.wait(max(0.0, deadline - time.monotonic()))
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+    return subprocess.CompletedProcess(command, proc.returncode, bytes(stdout), bytes(stderr))
+
+
+def run_tailed(
+    command: list[str], cwd: Path | None = None, stdout: IO[Any] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs an adapter's simulation (``command``) to its end, keeping only the last
+    :data:`STDERR_TAIL_BYTES` of its stderr (``stderr`` of the result): a program that prints
+    gigabytes costs no memory. Its stdout goes to ``stdout`` (a file), else into the same tail,
+    the two interleaved as printed (OMNeT++ says its errors on either)."""
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdout=subprocess.PIPE if stdout is None else stdout,
+        stderr=subprocess.STDOUT if stdout is None else subprocess.PIPE,
+    )
+    tail = _Tail(proc.stdout if stdout is None else proc.stderr)  # type: ignore[arg-type]
+    try:
+        tail.follow(proc, None)
+    finally:
+        tail.close()
+    said = tail.kept.decode(errors="replace")
+    return subprocess.CompletedProcess(command, proc.returncode, None, said)
+
+
 class _NotJson:
     """NaN, Infinity or -Infinity in a result: Python's json reads them, JSON has no such value."""
 
@@ -511,3 +649,89 @@ def _brief(value: object) -> str:
     if isinstance(value, dict | list):
         return "an object" if isinstance(value, dict) else "a list"
     return repr(value)
+
+
+# ---- a program in an archive (satsweep archive, satsweep verify ARCHIVE) ------------------------
+
+
+@cache
+def satsweep_versions() -> dict[str, str]:
+    """satsweep's version and, when it runs from a git checkout, that checkout's commit."""
+    import satsweep
+
+    found = {"satsweep": satsweep.__version__}
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(satsweep.__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return found
+    if proc.returncode == 0 and proc.stdout.strip():
+        found["satsweep_commit"] = proc.stdout.strip()
+    return found
+
+
+def program_files(
+    spec: str, base: Path, options: Mapping[str, object] | None = None
+) -> ProgramFiles:
+    """What an archive must hold of the program a design names (:meth:`Program.find`'s
+    arguments) to rerun it on another machine (:class:`~satsweep.engine.adapters.ProgramFiles`):
+    an adapter's study as the adapter says (``Adapter.archived``); a program by path, its file;
+    a program by name, installed with satsweep, none (satsweep's version stands for it). The
+    versions of satsweep and of the adapter's engine come along. Raises ProgramError."""
+    adapter = find_adapter(spec)
+    if adapter is None:
+        if "/" not in spec:
+            return ProgramFiles(None, installed=True, versions=satsweep_versions())
+        path = Path(os.path.abspath(base / spec))
+        if not path.is_file():
+            raise ProgramError(f"'{spec}': no such file ({path}); allowed: the program's file")
+        return ProgramFiles(path, (path,), versions=satsweep_versions())
+    given = {k: v for k, v in (options or {}).items() if k in adapter.options.model_fields}
+    try:
+        validated = adapter.options.model_validate(given)
+    except ValidationError as e:
+        raise ProgramError(f"{spec}: {validation_message(e)}") from None
+    found = adapter.archived(validated, base)
+    if found is None:
+        found = ProgramFiles(None, notes=(f"the adapter '{spec}' names no files to archive",))
+    return replace(found, versions={**satsweep_versions(), **adapter.versions()})
+
+
+def program_versions(spec: str) -> dict[str, str]:
+    """The versions :func:`program_files` records, as they are here: satsweep's, and those of
+    the engine of ``spec``'s adapter."""
+    adapter = find_adapter(spec)
+    return {**satsweep_versions(), **(adapter.versions() if adapter is not None else {})}
+
+
+#: How much of a failed build step's output its error names (its last lines).
+BUILD_TAIL_LINES = 5
+
+
+def build_unpacked(spec: str, step: BuildStep) -> None:
+    """Runs a build step of an unpacked archive's program (:func:`program_files`) in the
+    environment of ``spec``'s adapter (``Adapter.build_environment``: OMNeT++'s tools on PATH,
+    say), else this process's. Raises ProgramError in one line, with the last lines of its
+    output, when it fails or makes nothing."""
+    adapter = find_adapter(spec)
+    env = adapter.build_environment() if adapter is not None else None
+    said = " ".join(step.command)
+    try:
+        proc = subprocess.run(
+            list(step.command), cwd=step.folder, env=env, capture_output=True, text=True
+        )
+    except OSError as e:
+        raise ProgramError(f"build step '{said}' in {step.folder}: cannot run it: {e}") from None
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-BUILD_TAIL_LINES:]
+        raise ProgramError(
+            f"build step '{said}' in {step.folder} exited with {proc.returncode}: "
+            + (" | ".join(tail) or "(nothing said)")
+        )
+    if not step.makes.exists():
+        raise ProgramError(f"build step '{said}' in {step.folder} made no {step.makes.name}")

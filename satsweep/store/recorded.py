@@ -7,14 +7,17 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Design, DesignError, rng_run
+from satsweep.design.schema import clip
 from satsweep.engine import Description, Program, value_text
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.store.files import write_json
+from satsweep.store.footer import column_range
 from satsweep.store.layout import (
     FINISHED,
     RECORD,
@@ -25,8 +28,53 @@ from satsweep.store.layout import (
     run_file_name,
 )
 
+if TYPE_CHECKING:
+    from satsweep.store.runs import State
+
 #: A configuration's directory in runs/: its config_id.
 _CONFIG_ID = re.compile(r"[0-9a-f]{12}")
+
+#: The keys of design.json that satsweep reads, each with the JSON type it must have (a
+#: mapping's own keys beside it): every reader may then take ``.get`` of what it finds.
+_SHAPE: dict[str, Any] = {
+    "study": str,
+    "design": (
+        dict,
+        {
+            "program": str,
+            "base_seed": int,
+            "streams": int,
+            "replications": int,
+            "replications_of": dict,
+        },
+    ),
+    "sha256": str,
+    "source": str,
+    "program": (dict, {"path": str, "sha256": str}),
+    "theory": (dict, {"path": str}),
+    "describe": (dict, {"name": str, "version": str, "parameters": list}),
+}
+
+
+_JSON_TYPES = {str: "a string", int: "an integer", dict: "a mapping", list: "a list"}
+
+
+def _shape_problem(data: Any, shape: dict[str, Any], where: str = "") -> str | None:
+    """What in ``data`` is not of its ``shape`` (a key of another JSON type: ``design is
+    "garbage"; allowed: a mapping``), else None. A key may be missing (a store of before it),
+    and null where it is not a mapping."""
+    if not isinstance(data, dict):
+        return f"{where or '(top level)'} is {clip(json.dumps(data))}; allowed: a mapping"
+    for key, kind in shape.items():
+        kind, inner = kind if isinstance(kind, tuple) else (kind, None)
+        value, name = data.get(key), f"{where}.{key}" if where else key
+        if key not in data or value is None and kind is not dict:
+            continue
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+            return f"{name} is {clip(json.dumps(value))}; allowed: {_JSON_TYPES[kind]}"
+        if inner is not None and (problem := _shape_problem(value, inner, name)):
+            return problem
+    return None
 
 
 class RecordedDesign(Layout):
@@ -42,7 +90,10 @@ class RecordedDesign(Layout):
                 continue
             except (OSError, ValueError) as e:
                 raise StoreError(f"{path}: unreadable ({e}); allowed: the file satsweep wrote")
-            return {"design": data} if wrap else data
+            data = {"design": data} if wrap else data
+            if problem := _shape_problem(data, _SHAPE):
+                raise StoreError(f"{path}: {problem}, as satsweep writes it")
+            return data
         return None
 
     @staticmethod
@@ -240,27 +291,55 @@ class RecordedDesign(Layout):
             if p.name not in set_by_design and (p.name not in before or before[p.name] != p.default)
         }
 
-    def other_builds(self, design: Design) -> list[str]:
-        """The sha256 of the program builds the runs in this store were made with (design.json
-        and runs.parquet's program_sha256) that are not ``design``'s program, when its name and
-        version are the recorded ones: a rebuilt program whose version did not change (with
-        the same description, else :meth:`check` refuses it). Its new runs would come from
-        another binary than the stored ones; the caller warns, naming both hashes."""
+    def other_builds(self, design: Design, state: State | None = None) -> dict[str, int]:
+        """The runs in this store made by another identity of the program than ``design``'s
+        (its sha256: the binary, or what an adapter hashes) when its name and version are the
+        recorded ones (a rebuilt or edited program whose version did not change, with the same
+        description, else :meth:`check` refuses it): how many per sha256, in its order. The
+        compacted runs count by runs.parquet's program_sha256; the done runs of ``state`` (the
+        design's, when the caller has it) that it does not hold yet, under the sha256
+        design.json records (the program of the last sweep, which made them). The caller
+        names them: their results may not be what the program gives now.
+
+        Cheap where one identity made every compacted run: the table's footer says so
+        (:func:`~satsweep.store.footer.column_range`), and pyarrow is imported only to count
+        the runs of several."""
         recorded = self.recorded() or {}
         described = recorded.get("describe", {})
         now = design.describe
         if described.get("name") != now.name or described.get("version") != now.version:
-            return []  # a new store, say: no pyarrow to import before its sweep starts
-        import pyarrow as pa
-
-        made = {recorded.get("program", {}).get("sha256")}
-        try:  # the compacted runs: every build that made one
-            column = read_columns(self.runs_table, ["program_sha256"]).column(0)
-            made |= set(column.unique().to_pylist())
-        except (OSError, KeyError, pa.ArrowException):
-            pass  # no table yet, or one without the column (the record's hash still counts)
+            return {}  # a new store, say: no pyarrow to import before its sweep starts
+        made: Counter[str] = Counter(self._identities())
+        compacted = sum(made.values())
+        made.pop("", None)  # rows that name no identity: none to compare
+        last = recorded.get("program", {}).get("sha256")
+        if state is not None and len(state.done) > compacted and isinstance(last, str) and last:
+            made[last] += len(state.done) - compacted
         ours = design.executable.sha256
-        return sorted(h for h in made if isinstance(h, str) and h and h != ours)
+        return {h: made[h] for h in sorted(made) if h != ours}
+
+    def _identities(self) -> dict[str, int]:
+        """runs.parquet's rows by program_sha256 ("" for a row without one); none without
+        the table (or a table that does not read: :meth:`compaction_problem` names it)."""
+        found = column_range(self.runs_table, "program_sha256")
+        if found is not None and found.low == found.high:
+            # one identity (or none) for every row: the footer tells, without pyarrow
+            rows = found.rows - found.nulls
+            one = {found.low.decode(errors="replace"): rows} if found.low is not None else {}
+            return {**one, **({"": found.nulls} if found.nulls else {})}
+        if not self.runs_table.is_file():
+            return {}
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            column = read_columns(self.runs_table, ["program_sha256"]).column(0)
+        except KeyError:  # a table of before the column: its rows name no identity
+            return {"": pq.read_metadata(self.runs_table).num_rows}
+        except (OSError, pa.ArrowException):
+            return {}
+        counts = column.value_counts().to_pylist()
+        return {c["values"] or "": c["counts"] for c in counts}
 
     def record(self, design: Design) -> None:
         """Checks ``design`` (:meth:`check`) and writes it into design.json."""

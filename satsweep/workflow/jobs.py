@@ -89,7 +89,8 @@ def _project(directory: Path) -> dict[str, Any]:
 
 def provenance(design: Design) -> dict[str, Any]:
     """What every run of this process shares: the program, satsweep, the git state of the
-    project the design file is in (None outside git), the host. These and each run's own
+    project the design file is in (None outside git), the host, the engine the program runs on
+    (:attr:`Program.engine`, None for none). These and each run's own
     ``started_at`` and ``elapsed_seconds`` are the engine's PROVENANCE_COLUMNS, which the store
     checks (store/rows.py)."""
     program = design.executable
@@ -100,6 +101,7 @@ def provenance(design: Design) -> dict[str, Any]:
         "satsweep_version": satsweep.__version__,
         **_project(design.source.parent),
         "host": socket.gethostname(),
+        "engine": program.engine,
     }
 
 
@@ -117,7 +119,12 @@ def simulate_run(
     try:
         # in the store, wherever the process is (a job's is the store, `satsweep run`'s not)
         result = program.run(
-            run.params, run.run, out, timeout=design.resources.timeout_s, cwd=store.root
+            run.params,
+            run.run,
+            out,
+            timeout=design.resources.timeout_s,
+            cwd=store.root,
+            scratch_dir=store.scratch_dir(run),  # in the store: a pass sweeps what a kill left
         )
         elapsed = time.perf_counter() - start
         facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}

@@ -473,24 +473,43 @@ def run(
 def warn_rebuilt(
     design: Design, store: Store, warn: Callable[[str], None], state: State | None = None
 ) -> None:
-    """Warns when runs are to be added by a rebuilt program of the same version as the
-    store's runs (:meth:`Store.other_builds`): the runs of one study would come from two
-    binaries, which only the provenance would show. ``state``: the state of ``design`` at its
-    store's round (:meth:`Store.round`) when the caller has it."""
+    """Warns when runs in the store were made by another build of the program, of the same
+    version, than ``design``'s now (:func:`rebuilt_notice`), whether or not runs are to be
+    added: with runs to add, the runs of one study would come from two binaries, which only
+    the provenance would show. ``state``: the state of ``design`` at its store's round
+    (:meth:`Store.round`) when the caller has it."""
     if state is None:
         state = store.state(store.round(design))
-    if not (state.n_missing or state.failed or state.damaged):
-        return  # nothing to run, no run of the new build joins them: the table is not read
-    others = store.other_builds(design)
+    notice = rebuilt_notice(design, store, state)
+    if notice is not None:
+        warn(notice)
+
+
+def rebuilt_notice(design: Design, store: Store, state: State) -> str | None:
+    """What `plan`, `status` and `run` say when runs in the store were made by another
+    identity of the program (its sha256) than ``design``'s now, of the same version
+    (:meth:`Store.other_builds`): how many, by which, and what to do; with runs to add
+    (``state``: the design's at its round), that they will come from the other binary. None
+    when every run was made by the program as it is now."""
+    others = store.other_builds(design, state)
     if not others:
-        return
+        return None
     program = design.executable
-    warn(
+    n = sum(others.values())
+    made = f"{n} run{'s' * (n != 1)} in {store.root} {'were' if n != 1 else 'was'} made by "
+    if len(others) == 1:
+        made += f"another build of the same version (sha256 {next(iter(others))})"
+    else:
+        said = ", ".join(f"sha256 {sha}: {k}" for sha, k in others.items())
+        made += f"other builds of the same version ({said})"
+    todo = state.n_missing + len(state.failed) + len(state.damaged)
+    if todo:
+        made += f"; the {todo} run{'s' * (todo != 1)} to make now will come from this one"
+    return (
         f"program: {design.describe.name} {design.describe.version} at {program.path} has "
-        f"sha256 {program.sha256}, but runs in {store.root} were made by another build of the "
-        f"same version (sha256 {', '.join(others)}); the new runs will come from a different "
-        "binary. A program whose results may change should get a new version (and the study "
-        "another name)"
+        f"sha256 {program.sha256}, but {made}. A program whose results may change "
+        f"should get a new version (and the study another name); `satsweep verify "
+        f"{design.study} --sample N` reruns N stored runs with this one and compares them"
     )
 
 
@@ -534,6 +553,9 @@ def _run_once(
     if before is None:
         before = store.state(design)
     store.repair(before, warn)
+    # runs' scratch folders a killed satsweep left (no run of the store is left: lock_store)
+    for left in store.scratch_dirs():
+        shutil.rmtree(left, ignore_errors=True)
     done_before = len(before.done)
     log = store.logs / "snakemake.log"  # a remote pass's; a local one shows a worker's
     if not (before.n_missing or before.failed or before.damaged):

@@ -10,22 +10,31 @@ the git commit, the host): the causes a difference may have.
 
 from __future__ import annotations
 
+import itertools
+import json
 import math
 import random
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from satsweep.design import Design, Run
-from satsweep.engine import PROVENANCE_COLUMNS, TABLE_KEY_COLUMNS, Program, ProgramError
+from satsweep.engine import (
+    PROVENANCE_COLUMNS,
+    TABLE_KEY_COLUMNS,
+    Program,
+    ProgramError,
+    file_sha256,
+)
 from satsweep.store import Store, StoreError
 from satsweep.workflow.jobs import provenance, simulate_run
 
-__all__ = ["Check", "Verification", "VerifyError", "verify"]
+__all__ = ["Check", "Verification", "VerifyError", "completeness", "verify"]
 
 #: The provenance columns that describe the environment (the rest say when and how long).
 ENVIRONMENT = tuple(c for c in PROVENANCE_COLUMNS if c not in ("started_at", "elapsed_seconds"))
@@ -50,6 +59,11 @@ class Check:
     def reproduced(self) -> bool:
         return self.failure is None and not self.differences
 
+    @property
+    def first(self) -> str | None:
+        """The first field that differs (the run's own before its tables'), or None."""
+        return self.differences[0][0] if self.differences else None
+
 
 @dataclass(frozen=True)
 class Verification:
@@ -59,10 +73,12 @@ class Verification:
     checks: list[Check]
     seed: int | None
     environment: list[tuple[str, list[Any], Any]]
+    #: What makes the store other than the whole study (:func:`completeness`), one line each.
+    completeness: list[str] = field(default_factory=list)
 
     @property
     def reproduced(self) -> bool:
-        return all(c.reproduced for c in self.checks)
+        return not self.completeness and all(c.reproduced for c in self.checks)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -72,12 +88,19 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _program(design: Design, recorded: dict[str, Any]) -> Program:
+def _program(design: Design, recorded: dict[str, Any], source: Path | None = None) -> Program:
     """The recorded design's program as found now: by the name or path the design gives it,
-    relative to the recorded design file's folder (as `run` found it), else at the path the
-    store recorded."""
-    source = recorded.get("source")
-    base = Path(source).parent if source else Path.cwd()
+    relative to ``source``, the folder of the design file in an unpacked archive (the program
+    unpacked beside it, :func:`~satsweep.store.archive.unpack_program`), and nowhere else;
+    without it, relative to the recorded design file's folder (as `run` found it), else at
+    the path the store recorded."""
+    if source is not None:
+        try:
+            return Program.find(design.program, source, design.adapter_options)
+        except ProgramError as e:
+            raise VerifyError(f"program (from the archive): {e}") from None
+    recorded_source = recorded.get("source")
+    base = Path(recorded_source).parent if recorded_source else Path.cwd()
     try:
         return Program.find(design.program, base, design.adapter_options)
     except ProgramError as first:
@@ -91,6 +114,97 @@ def _rows(path: Path) -> list[dict]:
     import pyarrow.parquet as pq
 
     return pq.read_table(path).to_pylist() if path.is_file() else []
+
+
+#: The runs a completeness problem names; the rest are counted.
+MOST_NAMED = 10
+
+
+def _named(keys: Iterable[tuple[str, int]], count: int) -> str:
+    """``config_id/r<k>`` of the first :data:`MOST_NAMED` runs, and how many more there are."""
+    shown = [f"{cid}/r{k}" for cid, k in itertools.islice(keys, MOST_NAMED)]
+    return ", ".join(shown) + (f" and {count - len(shown)} more" if count > len(shown) else "")
+
+
+def _compacted(store: Store, design: Design) -> list[str]:
+    """What differs between the store's tables and compaction.json: each table's rows and
+    sha256, and the runs it counted against runs.parquet's rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        compaction = json.loads(store.compaction_file.read_text())
+        compacted, runs = compaction["tables"], compaction["runs"]
+        if not isinstance(compacted, dict):
+            raise TypeError(compacted)
+    except FileNotFoundError:
+        return ["compaction.json is missing: the tables cannot be checked against their "
+                "compaction"]  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return [f"compaction.json is unreadable ({e.__class__.__name__})"]
+    problems = []
+    for name in ["runs", *design.describe.tables]:
+        path, expected = store.table(name), compacted.get(name)
+        if not isinstance(expected, dict):
+            problems.append(f"compaction.json records no table {name}")
+            continue
+        try:
+            rows = pq.read_metadata(path).num_rows
+        except FileNotFoundError:
+            problems.append(f"{path.name} is missing")
+            continue
+        except (OSError, pa.ArrowException) as e:
+            problems.append(f"{path.name} is not a Parquet file ({e.__class__.__name__})")
+            continue
+        if rows != expected.get("rows"):
+            problems.append(f"{path.name} has {rows} rows, compaction.json records "
+                            f"{expected.get('rows')}")  # fmt: skip
+        # a store compacted before compaction.json kept hashes has none to compare
+        if "sha256" in expected and file_sha256(path) != expected["sha256"]:
+            problems.append(f"{path.name} is not the file its compaction wrote (another "
+                            "sha256 than compaction.json's)")  # fmt: skip
+        if name == "runs" and rows != runs:
+            problems.append(f"compaction.json counts {runs} runs, {path.name} has {rows} rows")
+    return problems
+
+
+def completeness(store: Store, design: Design) -> list[str]:
+    """What makes ``store``'s tables other than exactly ``design``'s runs as their compaction
+    wrote them, one line each (empty: nothing), runs named ``config_id/r<k>`` (the first
+    :data:`MOST_NAMED`, the rest counted). ``design``: the recorded design at its round
+    (:meth:`~satsweep.store.Store.round`). The tables' rows and sha256 are compared with
+    compaction.json, and runs.parquet's runs with the design's, which are iterated, not
+    listed: a run missing (failed, not run, or lost), held more than once, or not the
+    design's."""
+    import pyarrow.parquet as pq
+
+    problems = _compacted(store, design)
+    keys = pq.read_table(store.runs_table, columns=["config_id", "replication"])
+    held = Counter(zip(keys.column(0).to_pylist(), keys.column(1).to_pylist(), strict=True))
+    others = set(held)  # what is left once the design's runs are taken out
+    missing: list[tuple[str, int]] = []
+    lacking = expected = 0
+    for config in design.iter_configurations():
+        cid = config.config_id
+        for k in range(1, design.replications_for(cid) + 1):
+            expected += 1
+            if (cid, k) in held:
+                others.discard((cid, k))
+            else:
+                lacking += 1
+                if len(missing) < MOST_NAMED:
+                    missing.append((cid, k))
+    if lacking:
+        problems.append(f"runs.parquet lacks {lacking} of the design's {expected} runs "
+                        f"(failed, not run or lost): {_named(missing, lacking)}")  # fmt: skip
+    twice = sorted(key for key, n in held.items() if n > 1)
+    if twice:
+        problems.append(f"runs.parquet holds {len(twice)} run(s) more than once: "
+                        f"{_named(twice, len(twice))}")  # fmt: skip
+    if others:
+        problems.append(f"runs.parquet holds {len(others)} run(s) the design does not have: "
+                        f"{_named(sorted(others), len(others))}")  # fmt: skip
+    return problems
 
 
 def _compare(stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str]) -> list:
@@ -139,12 +253,16 @@ def verify(
     sample: int | None = None,
     seed: int | None = None,
     log: Callable[[str], None] = lambda line: None,
+    source: Path | None = None,
 ) -> Verification:
     """Reruns ``sample`` of the store's runs chosen at random with ``seed`` (a new one, which
     the result keeps, when None), or every run (``sample`` None), each into a store in a
-    temporary directory, and compares them with the stored ones (:class:`Check`). ``log`` gets
-    a line per rerun. The study's store is only read. Raises :class:`VerifyError` when there is
-    nothing to rerun or no way to."""
+    temporary directory, and compares them with the stored ones (:class:`Check`). First,
+    whether the store holds exactly the recorded design's runs (:func:`completeness`); a run
+    held more than once is rerun once. ``log`` gets a line per rerun. The study's store is
+    only read. ``source``: the store is an unpacked archive, whose program is found relative to
+    this folder (:func:`_program`). Raises :class:`VerifyError` when there is nothing to rerun
+    or no way to."""
     try:
         design, recorded = store.design(), store.recorded()
     except StoreError as e:
@@ -154,12 +272,14 @@ def verify(
     rows = _rows(store.runs_table)
     if not rows:
         raise VerifyError(f"study '{store.study}' has no finished runs ({store.runs_table})")
+    problems = completeness(store, store.round(design))
+    rows = list({(r["config_id"], r["replication"]): r for r in rows}.values())
     if sample is not None:
         seed = secrets.randbelow(2**31) if seed is None else seed
         rows = random.Random(seed).sample(rows, min(sample, len(rows)))
     else:
         seed = None
-    program = _program(design, recorded)
+    program = _program(design, recorded, source)
     design = design.model_copy()
     design._executable = program
     # the provenance's git state is the one of the design file's folder, as at run
@@ -182,9 +302,11 @@ def verify(
         checks = []
         for row in sorted(rows, key=lambda r: (r["config_id"], r["replication"])):
             check = _check(design, row, stored, scratch)
-            log(f"{check.config_id}/r{check.replication} (--run={check.run}): "
-                + ("reproduced" if check.reproduced else "DIFFERS"))  # fmt: skip
+            said = "reproduced" if check.reproduced else "DIFFERS"
+            if check.first is not None:
+                said += f", first in {check.first}"
+            log(f"{check.config_id}/r{check.replication} (--run={check.run}): {said}")
             checks.append(check)
     finally:
         shutil.rmtree(scratch_dir, ignore_errors=True)
-    return Verification(checks, seed, environment)
+    return Verification(checks, seed, environment, problems)
