@@ -249,6 +249,21 @@ def smoke_results(satnet: object, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.mark.programs
 @pytest.mark.slow
+def test_satnet_runs_reproduce_but_for_the_machine_s_own_measurements(
+    smoke_results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """satnet's wall_seconds and peak_rss_mb measure the machine (reproducible: false in its
+    --describe): verify leaves them out and finds every other field of the reruns the same."""
+    capsys.readouterr()
+    code = main(["verify", "smoke", "--results", str(smoke_results), "--sample", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "not compared: wall_seconds, peak_rss_mb (measurements of the machine" in out
+    assert out.strip().endswith("2 of 2 runs reproduce exactly")
+
+
+@pytest.mark.programs
+@pytest.mark.slow
 def test_readme_recipe_on_a_real_store(
     smoke_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

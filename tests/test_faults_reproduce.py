@@ -465,3 +465,61 @@ def test_an_interrupted_verify_leaves_no_temporary_folder_and_no_program(
     assert "Traceback" not in err
     assert not list(scratch.iterdir())
     assert not reruns(scratch)
+
+
+#: mm1.py with a summary field that measures the machine (its wall-clock time), declared so.
+MACHINE_FIELD = (
+    (
+        '{"name": "served", "type": "int", "unit": "customers", "help": "customers served"},',
+        '{"name": "served", "type": "int", "unit": "customers", "help": "customers served"},\n'
+        '        {"name": "wall", "type": "float", "unit": "s", "help": "wall-clock time",'
+        ' "reproducible": False},',
+    ),
+    ('"served": len(waits),', '"served": len(waits), "wall": __import__("time").perf_counter(),'),
+)
+
+
+def test_a_field_declared_not_reproducible_is_left_out_of_verify_and_compare(
+    tmp_path: Path, capsys
+) -> None:
+    """A program's wall-clock field differs on every rerun: without the declaration verify
+    says DIFFERS on every run; declared ``reproducible: false``, verify and compare leave it
+    out and say so, and still compare every other field."""
+    text = MM1.read_text()
+    for old, new in MACHINE_FIELD:
+        assert old in text
+        text = text.replace(old, new)
+    for declared in (True, False):
+        folder = tmp_path / ("declared" if declared else "undeclared")
+        folder.mkdir()
+        program_beside(folder, text if declared else text.replace(', "reproducible": False', ""))
+        results = stored_study(folder, TOY.format(replications=2))
+        code, out, err = main(capsys, "verify", "toy", "--results", results)
+        if not declared:
+            assert code == 1 and out.count("DIFFERS, first in wall") == 8, out + err
+            continue
+        assert code == 0, out + err
+        assert "not compared: wall (measurements of the machine" in out
+        assert out.strip().endswith("8 of 8 runs reproduce exactly")
+        rerun = tmp_path / "rerun"  # the same study made again, elsewhere
+        rerun.mkdir()
+        program_beside(rerun, text)
+        again = stored_study(rerun, TOY.format(replications=2)) / "toy"
+        code, out, err = main(capsys, "compare", results / "toy", again)
+        assert code == 0 and "all identical" in out, out + err
+        assert "wall (reproducible: false" in out + err
+        # named, it is compared: every pair differs
+        code, out, err = main(capsys, "compare", results / "toy", again,
+                              "--responses", "wall", "--fail-if", "any")  # fmt: skip
+        assert code == 1 and "8 │         0 │" in out, out + err
+
+
+def test_a_parameter_cannot_be_declared_not_reproducible() -> None:
+    from satsweep.engine import Description
+
+    described = json.loads(
+        subprocess.run([sys.executable, str(MM1), "--describe"], capture_output=True).stdout
+    )
+    described["parameters"][0]["reproducible"] = False
+    with pytest.raises(ValueError, match="reproducible: only a summary field or a table column"):
+        Description.model_validate(described)

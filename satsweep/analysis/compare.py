@@ -313,7 +313,8 @@ def compare(
     """Study B's runs against study A's (see the module). ``labels``: how the user named
     them, for messages; ``responses``: the summary fields to compare (default: every numeric
     one both declare), but those of ``ignore`` (e.g. a run's own wall time, which no rerun
-    reproduces). CompareError when they cannot be compared: a store without runs or recorded
+    reproduces; fields a program declares ``reproducible: false`` are left out unless named
+    in ``responses``). CompareError when they cannot be compared: a store without runs or recorded
     design, other factors or parameters, no common run, an unknown response."""
     if not 0 < level < 1:
         raise CompareError(f"--confidence {level}: allowed: a level between 0 and 1")
@@ -346,6 +347,13 @@ def compare(
     ]
     not_compared += [f"{n} (only in {labels[0]})" for n in numeric_a if n not in numeric_b]
     not_compared += [f"{n} (only in {labels[1]})" for n in sorted(numeric_b - set(numeric_a))]
+    # measurements of the machine differ on every rerun: compared only when named
+    machine = {*design_a.describe.not_reproducible(), *design_b.describe.not_reproducible()}
+    if not responses:
+        not_compared += [
+            f"{n} (reproducible: false: the machine's)" for n in common if n in machine
+        ]
+        common = [n for n in common if n not in machine]
     if responses:
         unknown = [r for r in responses if r not in common]
         if unknown:

@@ -149,6 +149,9 @@ def _say(result: Verification, study: str) -> None:
     if result.seed is not None:
         print(f"sample chosen with --seed {result.seed} (satsweep verify {study} --sample "
               f"{len(result.checks)} --seed {result.seed} reruns it)")  # fmt: skip
+    if result.unchecked:
+        print(f"not compared: {', '.join(result.unchecked)} (measurements of the machine: "
+              "the program declares them reproducible: false)")  # fmt: skip
     for problem in result.completeness:
         print(f"incomplete: {problem}")
     same = sum(c.reproduced for c in result.checks)

@@ -215,7 +215,10 @@ class _Model(BaseModel):
 
 class Column(_Model):
     """A field of the summary or a column of a table; ``minimum`` and ``maximum`` bound the
-    values it can take (e.g. an index in [0, 1]), which reports use to flag intervals."""
+    values it can take (e.g. an index in [0, 1]), which reports use to flag intervals.
+    ``reproducible`` false: a measurement of the machine that ran the program (a wall-clock
+    time, a memory peak), not of the model, which differs between reruns of one run: verify
+    and compare leave it out of their verdict (docs/reproducibility.md)."""
 
     name: str = Field(pattern=NAME_PATTERN)
     type: Type
@@ -223,6 +226,7 @@ class Column(_Model):
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
+    reproducible: bool = True
 
 
 class Parameter(Column):
@@ -235,6 +239,8 @@ class Parameter(Column):
 
     @model_validator(mode="after")
     def _typed(self) -> Parameter:
+        if not self.reproducible:  # a parameter is given, not measured
+            raise ValueError("reproducible: only a summary field or a table column may be false")
         if self.default is not None and not conforms(self.type, self.default):
             raise ValueError(f"default {self.default!r} is not {_TYPE_TEXT[self.type]}")
         for choice in self.choices or ():
@@ -340,6 +346,11 @@ class Description(_Model):
                             f"{', '.join(self.cost.per) or '(none)'}"
                         )
         return self
+
+    def not_reproducible(self, table: str | None = None) -> list[str]:
+        """The summary's fields (or ``table``'s columns) declared ``reproducible: false``."""
+        columns = self.summary if table is None else self.tables[table]
+        return [c.name for c in columns if not c.reproducible]
 
     def changes_since(self, recorded: Mapping[str, Any]) -> list[str]:
         """What differs from ``recorded`` (an earlier ``--describe`` of this program and

@@ -509,7 +509,8 @@ def rebuilt_notice(design: Design, store: Store, state: State) -> str | None:
         f"program: {design.describe.name} {design.describe.version} at {program.path} has "
         f"sha256 {program.sha256}, but {made}. A program whose results may change "
         f"should get a new version (and the study another name); `satsweep verify "
-        f"{design.study} --sample N` reruns N stored runs with this one and compares them"
+        f"{design.study} --sample N` reruns N stored runs with this one and compares them, "
+        "`satsweep compare` a rerun in a study of its own with these runs"
     )
 
 

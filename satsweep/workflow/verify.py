@@ -75,6 +75,9 @@ class Verification:
     environment: list[tuple[str, list[Any], Any]]
     #: What makes the store other than the whole study (:func:`completeness`), one line each.
     completeness: list[str] = field(default_factory=list)
+    #: The fields left uncompared: declared ``reproducible: false`` (``table.column`` for a
+    #: table's), measurements of the machine rather than of the model.
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def reproduced(self) -> bool:
@@ -234,17 +237,18 @@ def _check(
     from satsweep.store.rows import rows_table  # pyarrow
 
     rerun = rows_table(design, [scratch.stored_row(run)]).to_pylist()[0]
-    differences = _compare(row, rerun, list(PROVENANCE_COLUMNS))
-    for table in design.describe.tables:
+    # a field the program declares a measurement of its machine differs on every rerun
+    describe = design.describe
+    differences = _compare(row, rerun, [*PROVENANCE_COLUMNS, *describe.not_reproducible()])
+    for table in describe.tables:
+        skip = [*TABLE_KEY_COLUMNS, *describe.not_reproducible(table)]
         mine = _rows(scratch.run_file(run, f".{table}.parquet"))
         theirs = stored[table].get((cid, k), [])
         if len(mine) != len(theirs):
             differences.append((f"{table}: rows", len(theirs), len(mine)))
             continue
         for i, (a, b) in enumerate(zip(theirs, mine, strict=True)):
-            differences += [
-                (f"{table}[{i}].{name}", x, y) for name, x, y in _compare(a, b, TABLE_KEY_COLUMNS)
-            ]
+            differences += [(f"{table}[{i}].{name}", x, y) for name, x, y in _compare(a, b, skip)]
     return Check(cid, k, run.run, differences)
 
 
@@ -309,4 +313,9 @@ def verify(
             checks.append(check)
     finally:
         shutil.rmtree(scratch_dir, ignore_errors=True)
-    return Verification(checks, seed, environment, problems)
+    describe = design.describe
+    unchecked = [
+        *describe.not_reproducible(),
+        *(f"{t}.{c}" for t in describe.tables for c in describe.not_reproducible(t)),
+    ]
+    return Verification(checks, seed, environment, problems, unchecked)

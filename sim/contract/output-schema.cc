@@ -49,6 +49,20 @@ OutputSchema::SetSummaryBounds(const std::string& name, double minimum, double m
     throw std::logic_error("summary." + name + ": bounds of a field not declared");
 }
 
+OutputSchema&
+OutputSchema::SetSummaryNotReproducible(const std::string& name)
+{
+    for (auto& field : m_summary)
+    {
+        if (field.name == name)
+        {
+            field.reproducible = false;
+            return *this;
+        }
+    }
+    throw std::logic_error("summary." + name + ": not reproducible, but not declared");
+}
+
 const std::vector<OutputSchema::Field>&
 OutputSchema::GetSummary() const
 {
@@ -98,6 +112,10 @@ OutputSchema::Describe(const std::vector<Field>& fields)
         if (field.maximum)
         {
             entry.Set("maximum", *field.maximum);
+        }
+        if (!field.reproducible)
+        {
+            entry.Set("reproducible", false);
         }
         described.Push(std::move(entry));
     }

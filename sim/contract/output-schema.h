@@ -40,6 +40,7 @@ class OutputSchema
         std::string help; //!< what it is
         std::optional<double> minimum{}; //!< least value it can take, if any
         std::optional<double> maximum{}; //!< largest value it can take, if any
+        bool reproducible{true};         //!< false: a measurement of the machine, not the model
     };
 
     /**
@@ -63,6 +64,17 @@ class OutputSchema
      * @throws std::logic_error when @p name is not declared
      */
     OutputSchema& SetSummaryBounds(const std::string& name, double minimum, double maximum);
+
+    /**
+     * Declares a summary field a measurement of the machine that ran the program (a wall-clock
+     * time, a memory peak), not of the model: it differs between reruns of the same run, so
+     * --describe says `"reproducible": false` and satsweep's verify and compare leave it out of
+     * their verdict.
+     * @param name a declared summary field
+     * @return this schema
+     * @throws std::logic_error when @p name is not declared
+     */
+    OutputSchema& SetSummaryNotReproducible(const std::string& name);
 
     /**
      * Declares a column of a table (the table is declared by its first column).

@@ -574,6 +574,17 @@ class OutputSchemaTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(LogicErrorOf([&] { bounded.SetSummaryBounds("other", 0, 1); }),
                               "summary.other: bounds of a field not declared",
                               "bounds of nothing");
+
+        // A measurement of the machine: described as not reproducible.
+        OutputSchema machine;
+        machine.AddSummary("wall", ValueType::FLOAT, "s", "x").SetSummaryNotReproducible("wall");
+        NS_TEST_EXPECT_MSG_EQ(machine.DescribeSummary().GetArray()[0].Dump(),
+                              "{\"name\":\"wall\",\"type\":\"float\",\"unit\":\"s\","
+                              "\"help\":\"x\",\"reproducible\":false}",
+                              "not reproducible described");
+        NS_TEST_EXPECT_MSG_EQ(LogicErrorOf([&] { machine.SetSummaryNotReproducible("other"); }),
+                              "summary.other: not reproducible, but not declared",
+                              "not reproducible of nothing");
     }
 };
 

@@ -424,6 +424,7 @@ Outputs()
                  ValueType::FLOAT,
                  "MB",
                  "Peak resident memory of the process, MiB (machine-dependent).");
+    o.SetSummaryNotReproducible("wall_seconds").SetSummaryNotReproducible("peak_rss_mb");
 
     const std::string t = "connections";
     o.AddColumn(t, "id", ValueType::INT, "", "Pair index, 0 to clients - 1.");
