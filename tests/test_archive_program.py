@@ -177,7 +177,7 @@ def test_an_ns3_script_s_archive_rebuilds_and_reruns_without_its_folder(tmp_path
 OMNETPP_DECLARATION = """\
 name: tandem
 version: "1"
-ned: [., ../shared]
+ned: [., ../queues]
 libraries: [src/model]
 parameters:
   - {name: mean, type: float, unit: s, set: "**.serviceTime"}
@@ -193,15 +193,15 @@ def test_an_omnetpp_study_names_its_ini_files_ned_files_and_library_sources(tmp_
     Makefile's header."""
     from satsweep.engine.omnetpp import OmnetppAdapter, OmnetppOptions
 
-    study, shared = tmp_path / "study", tmp_path / "shared"
-    for folder in (study / "src" / "out" / "gcc-release", study / "results", shared):
+    study, queues = tmp_path / "study", tmp_path / "queues"
+    for folder in (study / "src" / "out" / "gcc-release", study / "results", queues):
         folder.mkdir(parents=True)
     (tmp_path / "common.ini").write_text("[General]\nsim-time-limit = 10s\n")
     (study / "omnetpp.ini").write_text("include ../common.ini\n[Config Run]\nnetwork = Net\n")
     (study / "satsweep.yaml").write_text(OMNETPP_DECLARATION)
     (study / "Net.ned").write_text("network Net {}\n")
     (study / "results" / "General-0.sca").write_text("version 3\n")
-    (shared / "Queue.ned").write_text("simple Queue {}\n")
+    (queues / "Queue.ned").write_text("simple Queue {}\n")
     (study / "src" / "Queue.cc").write_text("// the model\n")
     (study / "src" / "Makefile").write_text(
         "#\n# OMNeT++/OMNEST Makefile for $(LIB_PREFIX)model\n#\n# This file was generated "
@@ -216,7 +216,7 @@ def test_an_omnetpp_study_names_its_ini_files_ned_files_and_library_sources(tmp_
     assert found.main == study / "omnetpp.ini"
     assert [p.relative_to(tmp_path).as_posix() for p in found.files] == [
         "study/omnetpp.ini", "common.ini", "study/satsweep.yaml", "study/Net.ned",
-        "study/src/Makefile", "study/src/Queue.cc", "shared/Queue.ned",
+        "study/src/Makefile", "study/src/Queue.cc", "queues/Queue.ned",
     ]  # fmt: skip
     src = study / "src"
     assert [(b.folder, b.command, b.makes) for b in found.builds] == [

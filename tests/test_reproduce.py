@@ -115,6 +115,7 @@ def test_verify_names_the_fields_and_the_binary_that_differ(toy: Path, capsys) -
 def test_archive_holds_the_study_and_verify_reruns_from_it(toy: Path, capsys) -> None:
     before = snapshot(toy / "toy")
     target = toy.parent / "out" / "toy-archive.tar.gz"
+    target.parent.mkdir()  # archive makes no folder (test_faults_messages.py)
     code, out, err = main(capsys, "archive", "toy", "--results", toy, "-o", target)
     assert code == 0, err
     assert out.strip() == str(target)
@@ -158,6 +159,7 @@ def test_archive_refuses_bad_targets_and_leaves_nothing_when_it_fails(
 
     monkeypatch.setattr(archive, "environment", broken)
     target = toy.parent / "out" / "toy.tar.gz"
+    target.parent.mkdir()
     code, _, err = main(capsys, "archive", "toy", "--results", toy, "-o", target)
     assert code == 1 and "No space left on device" in err
     assert not target.exists() and list(target.parent.iterdir()) == []

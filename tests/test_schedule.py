@@ -206,10 +206,9 @@ def made_by(logs: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
-def test_satsweep_run_runs_configurations_itself_until_its_workers_start(tmp_path):
-    """While its workers start, `satsweep run` takes the first configurations of the pass's
-    queue itself (logs/head-start.log) and the workers the rest: every run is made once, and
-    no configuration is shared."""
+def test_satsweep_run_runs_runs_itself_until_its_workers_start(tmp_path):
+    """While its workers start, `satsweep run` takes the first runs of the pass's queue
+    itself (logs/head-start.log) and the workers the rest: every run is made once."""
     design = normal_design(tmp_path, replications=8, delay=0.05)  # 0.4 s a configuration
     report = sweep.run(design, cores=2, results=tmp_path / "results")
     assert report.ok and report.done_now == 48
@@ -219,12 +218,10 @@ def test_satsweep_run_runs_configurations_itself_until_its_workers_start(tmp_pat
         f"{r.config_id}/r{r.replication}" for r in report.design.runs()
     )
     assert made[jobs.HEAD_START_LOG]  # claimed before the workers start
-    ahead = {run.split("/")[0] for run in made[jobs.HEAD_START_LOG]}
-    order = [c.config_id for c in schedule.ranked(report.design)]
-    assert ahead == set(order[: len(ahead)])  # the head of the queue
-    for log, runs in made.items():
-        if log != jobs.HEAD_START_LOG:
-            assert not ahead & {run.split("/")[0] for run in runs}, log
+    order = schedule.RunOrder(report.design)
+    queue = [f"{run.config_id}/r{run.replication}" for run in (order.at(i)[1] for i in range(48))]
+    ahead = made[jobs.HEAD_START_LOG]
+    assert ahead == queue[: len(ahead)]  # the head of the queue, in its order
 
 
 def test_the_head_start_takes_nothing_once_a_worker_has_taken_a_configuration(tmp_path):
@@ -280,9 +277,9 @@ def test_the_head_start_stops_the_pass_at_a_failure_unless_keep_going(tmp_path):
     head = jobs.HeadStart.of_pass(design, store, "0a1b2c", cores=2, keep_going=False)
     assert head is not None and head.step() and not head.step()
     assert (store.worker_file("0a1b2c", 1).parent / "stop").exists()
-    assert len(store.state(design).failed) == 2  # the configuration's two replications
+    assert len(store.state(design).failed) == 1  # the queue's first run
     going = jobs.HeadStart.of_pass(design, store, "3d4e5f", cores=2, keep_going=True)
-    assert going is not None and all(going.step() for _ in range(4))  # each configuration
+    assert going is not None and all(going.step() for _ in range(8))  # each run
     assert not going.step()  # the queue is empty
     assert len(store.state(design).failed) == 8
 
@@ -290,13 +287,14 @@ def test_the_head_start_stops_the_pass_at_a_failure_unless_keep_going(tmp_path):
 @pytest.mark.parametrize(
     ("cores", "replications", "delay", "program", "gets"),
     [
-        (2, 3, 0.1, NORMAL, True),  # 0.3 s a configuration
+        (2, 3, 0.1, NORMAL, True),  # 0.1 s a run
+        (2, 8, 0.5, NORMAL, True),  # 0.5 s a run (4 s a configuration)
         (1, 3, 0.1, NORMAL, False),  # no core left beside a worker's
-        (2, 3, 0.5, NORMAL, False),  # 1.5 s: it would run beside the workers that long
+        (2, 1, 1.5, NORMAL, False),  # 1.5 s: it would run beside the workers that long
         (2, 1, 0.0, EFFECTS, False),  # no cost hint: its runs' length is unknown
     ],
 )
-def test_a_head_start_only_on_two_cores_or_more_for_short_known_configurations(
+def test_a_head_start_only_on_two_cores_or_more_for_short_known_runs(
     tmp_path, cores, replications, delay, program, gets
 ):
     if program is EFFECTS:

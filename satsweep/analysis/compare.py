@@ -282,8 +282,8 @@ def _design(store: Store, label: str) -> Design:
                            f"({store.runs_table}); allowed: a study whose sweep has run")  # fmt: skip
     try:
         design = store.design()
-    except StoreError as e:
-        raise CompareError(f"{label}: {e}") from None
+    except StoreError as e:  # an archive's store names the archive itself
+        raise CompareError(str(e) if store.unpacked_from else f"{label}: {e}") from None
     if design is None:
         raise CompareError(f"{label}: study '{store.study}' has no recorded design "
                            f"({store.design_file}); allowed: a store satsweep run wrote")  # fmt: skip

@@ -4,15 +4,25 @@ design file or its name, and argument types."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import shtab
 import yaml
 
 from satsweep.design import Design, DesignError, load_design
-from satsweep.store import Store, StoreError, memory_bytes, results_dir
+from satsweep.store import (
+    ARCHIVE_SUFFIXES,
+    Store,
+    StoreError,
+    is_archive,
+    memory_bytes,
+    open_archive,
+    results_dir,
+)
 from satsweep.workflow import usable_cores
 
 #: How a design file's name ends; any other argument without a "/" may be a study's name.
@@ -201,3 +211,27 @@ def memory_size(text: str) -> str:
             f"{text!r} is not allowed; allowed: a size such as 500MB, 2GB or 4GiB"
         ) from None
     return text.strip()
+
+
+#: What a STUDY argument of a command that reads a store may be (its help and its error).
+STORE_ARGUMENT = (
+    f"a design's YAML file, a store folder, or an archive ({', '.join(ARCHIVE_SUFFIXES)})"
+)
+
+
+@contextlib.contextmanager
+def opened_store(text: str, results: str | None) -> Iterator[Store]:
+    """The store a STUDY argument names, for a command that only reads it: an archive unpacked
+    for the while, a study in ``results``, a store's folder (with runs.parquet or design.json)
+    or a design file's study. StoreError otherwise."""
+    if is_archive(text) and Path(text).is_file():
+        with open_archive(Path(text)) as store:
+            yield store
+        return
+    folder = Path(text)
+    named = "/" not in text and text in study_names(results)
+    if not named and folder.is_dir() and ((folder / "runs.parquet").is_file()
+                                          or (folder / "design.json").is_file()):  # fmt: skip
+        yield Store(folder)
+        return
+    yield Store(results_dir(results) / study_name(text, results, STORE_ARGUMENT))

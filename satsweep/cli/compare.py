@@ -20,7 +20,7 @@ from satsweep.analysis.compare import (
     compare,
     parse_fail_if,
 )
-from satsweep.cli.common import Subparsers, add_results_option, error, study_name, study_names
+from satsweep.cli.common import STORE_ARGUMENT, Subparsers, add_results_option, error, opened_store
 from satsweep.report import ReportError
 from satsweep.report.compare import (
     largest_overall_rows,
@@ -30,16 +30,9 @@ from satsweep.report.compare import (
     write_comparison,
 )
 from satsweep.store import (
-    ARCHIVE_SUFFIXES,
-    Store,
     StoreError,
-    is_archive,
-    open_archive,
     results_dir,
 )
-
-#: What A and B may be, for the help and the error of a name that is none of them.
-_WHAT = f"a design's YAML file, a store folder, or an archive ({', '.join(ARCHIVE_SUFFIXES)})"
 
 
 def add(commands: Subparsers) -> None:
@@ -54,7 +47,7 @@ def add(commands: Subparsers) -> None:
         p.add_argument(
             name,
             metavar=name.upper(),
-            help=f"a study's name (its store in --results), {_WHAT}",
+            help=f"a study's name (its store in --results), {STORE_ARGUMENT}",
         )
     add_results_option(p)
     p.add_argument(
@@ -99,19 +92,6 @@ def add(commands: Subparsers) -> None:
     p.set_defaults(func=_compare)
 
 
-def _store(text: str, results: str | None, stack: contextlib.ExitStack) -> Store:
-    """The store an argument names: an archive unpacked for the while, a study in --results,
-    a store's folder, or a design file's study. StoreError otherwise."""
-    if is_archive(text) and Path(text).is_file():
-        return stack.enter_context(open_archive(Path(text)))
-    folder = Path(text)
-    named = "/" not in text and text in study_names(results)
-    if not named and folder.is_dir() and ((folder / "runs.parquet").is_file()
-                                          or (folder / "design.json").is_file()):  # fmt: skip
-        return Store(folder)
-    return Store(results_dir(results) / study_name(text, results, _WHAT))
-
-
 def _names(text: str | None) -> list[str]:
     """A comma-separated list of names (none for None)."""
     return [name.strip() for name in (text or "").split(",") if name.strip()]
@@ -138,8 +118,8 @@ def _run(args: argparse.Namespace) -> int:
         responses = _names(args.responses) or None
         ignore = _names(args.ignore)
         with contextlib.ExitStack() as stack:
-            a = _store(args.a, args.results, stack)
-            b = _store(args.b, args.results, stack)
+            a = stack.enter_context(opened_store(args.a, args.results))
+            b = stack.enter_context(opened_store(args.b, args.results))
             result = compare(a, b, (args.a, args.b), args.confidence, args.correction, responses,
                              ignore)  # fmt: skip
     except (CompareError, StoreError) as e:

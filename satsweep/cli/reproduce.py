@@ -4,16 +4,17 @@ one file that they can be proved from."""
 from __future__ import annotations
 
 import argparse
-import contextlib
+import os
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from satsweep.cli.common import (
+    STORE_ARGUMENT,
     Subparsers,
     add_results_option,
     error,
+    opened_store,
     positive,
     study_name,
 )
@@ -22,7 +23,6 @@ from satsweep.store import (
     Store,
     StoreError,
     is_archive,
-    open_archive,
     results_dir,
     write_archive,
 )
@@ -41,8 +41,7 @@ def add(commands: Subparsers) -> None:
     p.add_argument(
         "study",
         metavar="STUDY",
-        help="the design's YAML file, the study's name (its store in --results), or an "
-        "archive of it (satsweep archive: .tar.gz)",
+        help=f"a study's name (its store in --results), {STORE_ARGUMENT}",
     )
     add_results_option(p)
     p.add_argument(
@@ -79,19 +78,6 @@ def add(commands: Subparsers) -> None:
     p.set_defaults(func=_archive)
 
 
-@contextlib.contextmanager
-def _store(text: str, results: str | None) -> Iterator[Store]:
-    """The store of a STUDY argument: an archive unpacked for the while, else the study's."""
-    if is_archive(text) and Path(text).is_file():
-        with open_archive(Path(text)) as store:
-            yield store
-        return
-    name = study_name(
-        text, results, f"a design's YAML file or an archive ({', '.join(ARCHIVE_SUFFIXES)})"
-    )
-    yield Store(results_dir(results) / name)
-
-
 def _verify(args: argparse.Namespace) -> int:
     """`satsweep verify`: reruns a study's stored runs (every one, or a sample chosen at random)
     the way `run` made them (the recorded design, program and --run) into a temporary
@@ -104,7 +90,7 @@ def _verify(args: argparse.Namespace) -> int:
     # are removed and the program rerunning is killed with its process group
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        with _store(args.study, args.results) as store:
+        with opened_store(args.study, args.results) as store:
             said = "every run" if args.sample is None else f"{args.sample} runs at random"
             print(f"rerunning {said} of study '{store.study}' in a temporary directory",
                   file=sys.stderr)  # fmt: skip
@@ -169,8 +155,10 @@ def _archive(args: argparse.Namespace) -> int:
     contract program's file; a program installed with satsweep by satsweep's version) and the
     environment's packages (pip freeze's form). A file of the program that it cannot hold
     (outside the folder of the design file and the program, or a program over 256 MiB) is
-    named in a warning. The store is only read; the file is written whole or not at all.
-    `satsweep verify ARCHIVE` reruns from it, on a machine without the model's folder."""
+    named in a warning. The store is only read; the file is written whole or not at all, into
+    a folder that exists outside the store. It refuses a store whose tables are not as their
+    compaction wrote them, or are links (`satsweep status` shows why, `satsweep run` compacts
+    again). `satsweep verify ARCHIVE` reruns from it, on a machine without the model's folder."""
     try:
         name = study_name(args.study, args.results)
     except StoreError as e:
@@ -183,9 +171,16 @@ def _archive(args: argparse.Namespace) -> int:
             "archive", f"-o {target}: allowed: a file name ending in {', '.join(ARCHIVE_SUFFIXES)}"
         )
         return 2
-    if target.absolute().is_relative_to(store.root.absolute()):
+    # through links: a folder that links into the store is the store (the archive's temporary
+    # file is written in the folder, then renamed over the name, which may itself be a link)
+    folder = Path(os.path.realpath(target.parent))  # a loop of links stays, and is no folder
+    if (folder / target.name).is_relative_to(os.path.realpath(store.root)):
         error("archive", f"-o {target}: inside the store {store.root}, which archive never "
               "changes; allowed: a path outside it")  # fmt: skip
+        return 2
+    if args.output and not folder.is_dir():
+        error("archive", f"-o {target}: no folder {target.parent}; allowed: a file in a folder "
+              "that exists (archive makes none)")  # fmt: skip
         return 2
     try:
         names = write_archive(store, target, warn=lambda line: print(

@@ -34,6 +34,7 @@ def _analyze(args: argparse.Namespace) -> int:
             args.source = study_name(
                 args.source, args.results, "a design's YAML file or a Parquet/CSV file of runs"
             )
+            Store.named(args.source, args.results)  # its runs not compacted yet: says so
             _warn_incomplete("analyze", args.source, args.results)
         study = _study_of(args.source, args.results)
         responses = _names(args.responses) if args.responses else study.responses

@@ -7,6 +7,7 @@ import collections
 import datetime as dt
 import itertools
 import signal
+import sys
 from typing import TYPE_CHECKING
 
 from satsweep.analysis import precision
@@ -24,7 +25,7 @@ from satsweep.cli.common import (
 from satsweep.cluster import submit
 from satsweep.design import MAX_RUNS, Design, DesignError, Run, load_design
 from satsweep.engine import SimulationError, flags, value_text
-from satsweep.store import Store, StoreError
+from satsweep.store import State, Store, StoreError, holder
 from satsweep.workflow import run as sweep
 from satsweep.workflow import usable_cores
 
@@ -528,6 +529,12 @@ def _status(args: argparse.Namespace) -> int:
     state = store.state(design, deep=args.verify)
     stale = store.compaction_problem(state, deep=args.verify)
     console = Console()
+    jobs = submit.recorded_jobs(design, args.results)
+    job = submit.job_status(jobs[-1]) if jobs else None
+    # a run (a job's driver, or a local `satsweep run`) on the store now: named first
+    running = _running(store, state, job, jobs[-1] if jobs else {})
+    if running is not None:
+        console.print(running, highlight=False, markup=False, soft_wrap=True)
     if design.precision is not None:
         p = design.precision
         console.print(
@@ -548,7 +555,14 @@ def _status(args: argparse.Namespace) -> int:
     notice = sweep.rebuilt_notice(design, store, state)
     if notice is not None:  # a notice, not damage: the exit code stays what the runs make it
         console.print(f"note: {notice}", highlight=False, markup=False, soft_wrap=True)
-    if stale is not None:
+    if stale is not None and running is not None:  # stale because runs are being added
+        console.print(
+            f"tables not compacted yet: {stale}; the run on the store compacts them at its end",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    elif stale is not None:
         console.print(
             f"tables stale or damaged: {stale}; `satsweep run` compacts them again",
             highlight=False,
@@ -569,18 +583,18 @@ def _status(args: argparse.Namespace) -> int:
         console.print(
             f"failed  {_failure(run, record)}", highlight=False, markup=False, soft_wrap=True
         )
-    for run in itertools.islice(state.missing(), LIST_LIMIT):
+    # the missing runs of a store being run are its queue: counted above, not listed
+    missing = LIST_LIMIT if running is None else 0
+    for run in itertools.islice(state.missing(), missing):
         flags = _flags(run.params)
         console.print(
             f"missing {run.config_id}/r{run.replication} {flags}", highlight=False, markup=False
         )
-    hidden = sum(max(0, n - LIST_LIMIT) for n in (len(state.failed), state.n_missing))
-    hidden += max(0, len(state.damaged) - LIST_LIMIT)
+    hidden = sum(max(0, n - LIST_LIMIT) for n in (len(state.failed), len(state.damaged)))
+    hidden += max(0, state.n_missing - missing) if running is None else 0
     if hidden:
         console.print(f"... and {hidden} more")
-    jobs = submit.recorded_jobs(design, args.results)
-    if jobs:
-        job = submit.job_status(jobs[-1])
+    if job is not None and running is None:  # the last job, ended: how
         console.print(
             f"Slurm job {job.job_id} (submitted {jobs[-1].get('submitted_at')}): {job.state}, "
             f"{job.detail}; log {jobs[-1].get('output')}",
@@ -590,6 +604,31 @@ def _status(args: argparse.Namespace) -> int:
     if state.failed:
         return 1
     return INCOMPLETE if state.n_missing or state.damaged or stale else 0
+
+
+def _running(store: Store, state: State, job: submit.JobState | None, recorded: dict) -> str | None:
+    """`status`'s first line while the store is being run: by the study's last Slurm job
+    while Slurm has it active (``job``, ``recorded``: its line of jobs.jsonl), else by the
+    holder of the store's lock (store/holder.py: host, pid, Slurm job); with the runs done so
+    far. None when nothing runs the store."""
+    held = holder.is_held(store.root)
+    named = holder.read_holder(store.root, check=False) if held else None
+    active = job is not None and job.active
+    if not (held or active):
+        return None
+    progress = f"{len(state.done)}/{state.total} runs done"
+    if active:
+        nodes = recorded.get("nodes", "?")
+        verb = "queued as" if job.state == "PENDING" else "being run by"
+        line = (
+            f"{verb} Slurm job {job.job_id} ({job.state}, {job.detail}; {nodes} node"
+            f"{'s' * (nodes != 1)}): {progress}; log {recorded.get('output')}"
+        )
+        if named is not None and named.slurm_job_id != job.job_id:
+            line += f"; the store's lock names {named.describe()}"
+        return line
+    by = named.describe() if named is not None else "a process that did not name itself"
+    return f"being run by {by}: {progress}"
 
 
 def _submit(args: argparse.Namespace) -> int:
@@ -621,6 +660,9 @@ def _submit(args: argparse.Namespace) -> int:
     except (DesignError, FileNotFoundError, submit.SubmitError) as e:
         error("submit", e)
         return 2
+    except submit.NothingToRun as e:  # not an error: the study is as complete as a job makes it
+        print(f"satsweep submit: {e}", file=sys.stderr)
+        return 0
     print(job.job_id)
     Console(stderr=True, highlight=False).print(
         f"submitted {job.study} as Slurm job {job.job_id}: {job.nodes} node(s) x "

@@ -21,11 +21,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from satsweep import shipped
+from satsweep.analysis import precision
 from satsweep.design import MAX_RUNS, Design, load_design
 from satsweep.store import Store, results_dir, write_atomically
 from satsweep.workflow.run import SweepBusy, lock_store
 
-__all__ = ["BATCH_SCRIPT", "JobState", "SubmitError", "Submission", "job_status", "submit"]
+__all__ = [
+    "BATCH_SCRIPT",
+    "JobState",
+    "NothingToRun",
+    "SubmitError",
+    "Submission",
+    "job_status",
+    "nothing_to_run",
+    "submit",
+]
 
 BATCH_SCRIPT = shipped.path("ray_jobs", "slurm", "ray-cluster.sbatch")
 SLURM_TIMEOUT_S = 30
@@ -46,6 +56,11 @@ _MEM_UNITS = {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024 * 1024}
 
 class SubmitError(ValueError):
     """Bad input or no usable Slurm: nothing was submitted or written."""
+
+
+class NothingToRun(Exception):
+    """The study has nothing for a job to do (:func:`nothing_to_run`): nothing was submitted
+    or written; the message says so."""
 
 
 @dataclass
@@ -274,6 +289,33 @@ def _check_not_running(design: Design, results: str | os.PathLike[str] | None) -
         raise SubmitError(f"{e}; allowed: one run per study at a time") from None
 
 
+def nothing_to_run(design: Design, store: Store) -> str | None:
+    """What `submit` says instead of submitting when a job would run nothing: every run of the
+    study's round done (none missing, failed or damaged) and, for a precision campaign, its
+    targets decided (no next round). With tables not current, that `satsweep run` compacts
+    them without a job (a campaign's job would decide its next round from them: submitted).
+    None when there are runs to run."""
+    this_round = store.round(design)
+    state = store.state(this_round)
+    if state.n_missing or state.failed or state.damaged:
+        return None
+    stale = store.compaction_problem(state)
+    if this_round.precision is not None:
+        if stale is not None:
+            return None
+        table = str(store.runs_table)
+        if precision.next_round(this_round, table, precision.reached(table, this_round)):
+            return None
+    done = f"study '{design.study}': {len(state.done)}/{state.total} runs done"
+    if stale is not None:
+        return (
+            f"nothing to run, no job submitted: {done}; its tables are not current ({stale}): "
+            f"`satsweep run {design.study}` compacts them here, without a job"
+        )
+    what = "its precision targets decided, " if this_round.precision is not None else ""
+    return f"nothing to run, no job submitted: {done}, {what}its tables current"
+
+
 def submit(
     sweep: str | os.PathLike[str],
     nodes: int = 1,
@@ -287,7 +329,8 @@ def submit(
     """Validates everything, then submits the sweep's batch job; returns what was submitted.
 
     Raises DesignError (as `satsweep run`) and SubmitError before
-    anything is written or submitted.
+    anything is written or submitted, and NothingToRun when the study has nothing for a job
+    to do (:func:`nothing_to_run`: before Slurm is asked anything).
     """
     design_path = Path(sweep).absolute()
     design = load_design(design_path, max_runs=max_runs)
@@ -301,6 +344,9 @@ def submit(
     if time_limit is not None:
         time_limit = check_time(time_limit)
     mem_mb = _mem_mb(mem) if mem is not None else None
+    said = nothing_to_run(design, store)
+    if said is not None:  # before Slurm is asked anything: a job would only start Ray to stop
+        raise NothingToRun(said)
 
     check_slurm()
     known = partitions()

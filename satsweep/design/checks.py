@@ -158,7 +158,7 @@ def check_analysis(design: Design) -> list[tuple[str, str]]:
             problems.append(
                 (
                     "analysis.responses",
-                    f"'{response}' is not a numeric summary field of {describe.name}; "
+                    f"{quoted(response)} is not a numeric summary field of {describe.name}; "
                     f"allowed: {', '.join(numeric) or '(none)'}",
                 )
             )
@@ -167,11 +167,11 @@ def check_analysis(design: Design) -> list[tuple[str, str]]:
             problems.append(
                 (
                     "analysis.by" if factor == settings.by else "analysis.factors",
-                    f"'{factor}' is not a factor of the design; allowed: {factors}",
+                    f"{quoted(factor)} is not a factor of the design; allowed: {factors}",
                 )
             )
     if settings.by and settings.by in (settings.factors or ()):
-        problems.append(("analysis.by", f"'{settings.by}' is also in analysis.factors"))
+        problems.append(("analysis.by", f"{quoted(settings.by)} is also in analysis.factors"))
     if settings.theory is not None:
         try:  # loaded now: a theory that cannot be is found before the runs, not at the report
             theory(settings.theory, design.source.parent)
@@ -184,7 +184,7 @@ def check_analysis(design: Design) -> list[tuple[str, str]]:
             problems.append(
                 (
                     f"replications.until[{i}].response",
-                    f"'{target.response}' is not a numeric summary field of {describe.name}; "
+                    f"{quoted(target.response)} is not a numeric summary field of {describe.name}; "
                     f"allowed: {', '.join(numeric) or '(none)'}",
                 )
             )
@@ -206,7 +206,7 @@ def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple
     describe = design.describe
     if trace.table not in describe.tables:
         allowed = ", ".join(describe.tables) or "(none)"
-        return [(f"{where}.table", f"'{trace.table}' is not a table of {describe.name}; "
+        return [(f"{where}.table", f"{quoted(trace.table)} is not a table of {describe.name}; "
                  f"allowed: {allowed}")]  # fmt: skip
     columns = {c.name: c.type for c in describe.tables[trace.table]}
     numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
@@ -224,7 +224,7 @@ def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple
                              f"({', '.join(_numeric_factors(design)) or 'none'})"))  # fmt: skip
     elif trace.x not in numeric:
         factors = _numeric_factors(design) if trace.replications == "mean" else []
-        problems.append((f"{where}.x", f"'{trace.x}' is not a numeric column of table "
+        problems.append((f"{where}.x", f"{quoted(trace.x)} is not a numeric column of table "
                          f"{trace.table}" + (" nor a factor" if factors else "") + "; allowed: "
                          + ", ".join(numeric + factors)))  # fmt: skip
     for field, name, allowed in (
@@ -235,7 +235,7 @@ def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple
             problems.append(
                 (
                     f"{where}.{field}",
-                    f"'{name}' is not a {'numeric ' if field != 'series' else ''}column of "
+                    f"{quoted(name)} is not a {'numeric ' if field != 'series' else ''}column of "
                     f"table {trace.table}; allowed: {', '.join(allowed)}",
                 )
             )

@@ -22,6 +22,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from satsweep.engine.description import shown
+
 __all__ = [
     "MAX_FACTORS",
     "Fraction",
@@ -64,7 +66,7 @@ def parse_generator(text: str, names: Sequence[str]) -> tuple[int, int, int]:
     left, right = left.strip(), right.strip()
     allowed = "'D = A:B:C' (or ABC when the names are one letter each, '-' for the other half)"
     if not equals or not left or not right:
-        raise FractionError(f"{text!r} is not a generator; allowed: {allowed}")
+        raise FractionError(f"{shown(text)} is not a generator; allowed: {allowed}")
     sign = -1 if right.startswith("-") else 1
     right = right.removeprefix("-").removeprefix("+").strip()
     parts = [p for p in re.split(r"[:*\s]+", right) if p]
@@ -73,10 +75,10 @@ def parse_generator(text: str, names: Sequence[str]) -> tuple[int, int, int]:
     unknown = [p for p in [left, *parts] if p not in names]
     if unknown:
         raise FractionError(
-            f"{text!r}: '{unknown[0]}' is not a factor; allowed: {', '.join(names)}"
+            f"{shown(text)}: {shown(unknown[0])} is not a factor; allowed: {', '.join(names)}"
         )
     if left in parts or len(set(parts)) != len(parts):
-        raise FractionError(f"{text!r}: a factor twice; allowed: {allowed}")
+        raise FractionError(f"{shown(text)}: a factor twice; allowed: {allowed}")
     return names.index(left), sign, _mask(names, parts)
 
 
@@ -127,11 +129,11 @@ class Fraction:
         generated = [target for target, _, _ in parsed]
         for text, (target, _, mask) in zip(generators, parsed, strict=True):
             if generated.count(target) > 1:
-                raise FractionError(f"{text!r}: {names[target]} is generated twice")
+                raise FractionError(f"{shown(text)}: {names[target]} is generated twice")
             if used := [names[i] for i in generated if mask >> i & 1]:
                 base = ", ".join(n for i, n in enumerate(names) if i not in generated)
                 raise FractionError(
-                    f"{text!r}: {used[0]} is generated itself; allowed: words of the factors "
+                    f"{shown(text)}: {used[0]} is generated itself; allowed: words of the factors "
                     f"no generator sets ({base})"
                 )
         return cls(tuple(names), tuple(parsed))

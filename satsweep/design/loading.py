@@ -19,7 +19,7 @@ from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.adapters import option_owners
 from satsweep.theory import allowed as allowed_theories
 
-__all__ = ["MAX_ALIASED_NODES", "MAX_RUNS", "load_design"]
+__all__ = ["MAX_ALIASED_NODES", "MAX_RUNS", "first_problem", "load_design"]
 
 #: The largest design (configurations x replications) satsweep takes without ``--max-runs``:
 #: plan, status and run cost time and memory in proportion to it.
@@ -278,6 +278,13 @@ def _describe(error: dict[str, Any]) -> tuple[str, str]:
     return field, f"{shown}; allowed: {helps.get(key, message)}"
 
 
+def first_problem(e: ValidationError) -> str:
+    """The first of a Design's validation errors in one line, ``field: what is wrong; allowed:
+    ...``, as :func:`load_design` says it (not pydantic's several lines)."""
+    field, message = _describe(e.errors()[0])
+    return f"{field}: {message}"
+
+
 def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     """Reads and validates a sweep file; raises DesignError naming file, field and what is allowed.
 
@@ -330,7 +337,7 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         except ProgramError as e:
             problems.append((e.field, str(e)))
         except OSError as e:
-            problems.append(("program", f"cannot read '{raw['program']}': {e.strerror or e}"))
+            problems.append(("program", f"cannot read {quoted(raw['program'])}: {e.strerror or e}"))
     if program is not None:
         written_numbers(raw, program.description)
         problems += check_parameters(raw, program.description)

@@ -226,7 +226,9 @@ class Column(_Model):
     help: str = ""
     minimum: float | None = None
     maximum: float | None = None
-    reproducible: bool = True
+    #: None (absent) or true: reproducible; absent rather than true in a description written
+    #: out (``exclude_none``), as a program's own --describe leaves it out
+    reproducible: bool | None = None
 
 
 class Parameter(Column):
@@ -239,7 +241,7 @@ class Parameter(Column):
 
     @model_validator(mode="after")
     def _typed(self) -> Parameter:
-        if not self.reproducible:  # a parameter is given, not measured
+        if self.reproducible is False:  # a parameter is given, not measured
             raise ValueError("reproducible: only a summary field or a table column may be false")
         if self.default is not None and not conforms(self.type, self.default):
             raise ValueError(f"default {self.default!r} is not {_TYPE_TEXT[self.type]}")
@@ -350,7 +352,7 @@ class Description(_Model):
     def not_reproducible(self, table: str | None = None) -> list[str]:
         """The summary's fields (or ``table``'s columns) declared ``reproducible: false``."""
         columns = self.summary if table is None else self.tables[table]
-        return [c.name for c in columns if not c.reproducible]
+        return [c.name for c in columns if c.reproducible is False]
 
     def changes_since(self, recorded: Mapping[str, Any]) -> list[str]:
         """What differs from ``recorded`` (an earlier ``--describe`` of this program and

@@ -272,6 +272,9 @@ def build(script: Path) -> Path:
     wheel = _wheel()
     libs = sorted((wheel / "lib64").glob("libns3.*.so"))
     compiler = _compiler()
+    allowed = "allowed: a C++20 compiler's command, as `c++` (the default, CXX unset) or `g++`"
+    if not compiler.split():
+        raise Ns3Error(f"{script}: CXX is {shown(compiler)}, no command; {allowed}")
     flags = ["-std=c++20", "-O2", f"-I{wheel / 'include'}"]
     # the version too: a wheel upgraded in place keeps its folder, not its libraries
     made = [file_sha256(script), str(wheel), f"ns-3 {ns3_version()}", compiler, *flags]
@@ -290,12 +293,19 @@ def build(script: Path) -> Path:
             *(f"-l{lib.name[3:-3]}" for lib in libs), f"-Wl,-rpath,{wheel / 'lib64'}",
             "-o", str(built),
         ]  # fmt: skip
-        proc = subprocess.run(command, capture_output=True, text=True)
+        try:
+            proc = subprocess.run(command, capture_output=True, text=True)
+        except OSError as e:
+            raise Ns3Error(f"{script}: CXX={shown(compiler)} does not run ({e.strerror}); "
+                           f"{allowed}") from None  # fmt: skip
         if proc.returncode != 0:
             said = [line for line in proc.stderr.splitlines() if "error" in line][:1]
             raise Ns3Error(
                 f"{script}: does not build against ns-3 ({' '.join(said) or 'compiler failed'})"
             )
+        if not built.is_file():  # exit 0 and no -o file: a compiler would not do that
+            raise Ns3Error(f"{script}: CXX={shown(compiler)} exited 0 without writing the "
+                           f"program (-o {built.name}); {allowed}")  # fmt: skip
         os.replace(built, executable)
     return executable
 

@@ -90,6 +90,17 @@ COMMAND = "satsweep-omnetpp"
 ADAPTER_OPTIONS = ("ini", "config", "describe", "seeds", "help")
 #: The prefix of a scalar by which a model reports the value a parameter resolved to.
 RESOLVED_PREFIX = "param:"
+#: An ini line that sets the fingerprint option (OmnetppStudy.fingerprinted); an indented
+#: line continues the one before, for OMNeT++.
+FINGERPRINT_KEY = re.compile(r"^fingerprint[ \t]*=", re.M)
+#: OMNeT++ 6.1's options of the fingerprint (src/envir/envirbase.cc, src/sim/cfingerprint.cc).
+FINGERPRINT_OPTIONS = (
+    "fingerprint",
+    "fingerprint-ingredients",
+    "fingerprint-events",
+    "fingerprint-modules",
+    "fingerprint-results",
+)
 
 
 class OmnetppError(ValueError):
@@ -252,10 +263,19 @@ class Declaration(BaseModel):
     tables: dict[str, OmnetppTable] = {}
     #: the contract's cost hint (docs/engine-contract.md): orders and batches the jobs
     cost: Cost | None = None
+    #: whole seconds of simulated time: each run records, besides OMNeT++'s fingerprint of the
+    #: whole run, one of its events before each (docs/omnetpp.md, "Fingerprints")
+    fingerprint_at: list[int] = []
 
     @model_validator(mode="after")
     def _contract(self) -> Declaration:
         self.description()  # the contract's own rules (names, reserved words, twice declared)
+        times = self.fingerprint_at
+        if any(t <= 0 for t in times) or any(a >= b for a, b in zip(times, times[1:])):
+            raise ValueError(
+                f"fingerprint_at: {times}: allowed: whole seconds of simulated time, positive "
+                "and increasing (OMNeT++'s event filters match whole seconds only)"
+            )
         for p in self.parameters:
             if p.name in ADAPTER_OPTIONS:
                 raise ValueError(
@@ -264,8 +284,9 @@ class Declaration(BaseModel):
                 )
         return self
 
-    def description(self) -> Description:
-        """The contract's ``--describe`` of the study."""
+    def description(self, first: Sequence[Column] = ()) -> Description:
+        """The contract's ``--describe`` of the study; ``first``: summary fields before the
+        declared ones (the run's fingerprints, :meth:`OmnetppStudy.description`)."""
         return Description(
             name=self.name,
             version=self.version,
@@ -274,7 +295,8 @@ class Declaration(BaseModel):
                 for p in self.parameters
             ],
             summary=[
-                Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary
+                *first,
+                *(Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary),
             ],
             tables={name: table.columns() for name, table in self.tables.items()},
             cost=self.cost,
@@ -327,6 +349,107 @@ class OmnetppStudy:
             )
         except ValueError as e:
             raise OmnetppError(str(e)) from None
+        declared = {f.name for f in self.declaration.summary}
+        for column in self.fingerprint_fields():
+            if column.name in declared:
+                raise OmnetppError(
+                    f"{self.declaration_file}: summary field '{column.name}' is the run's "
+                    f"{column.help}, which satsweep records because the ini sets fingerprint; "
+                    "allowed: another name for the declared field"
+                )
+        if self.declaration.fingerprint_at:
+            self.fingerprint_settings()  # refused now, not at the first run
+
+    @cached_property
+    def fingerprinted(self) -> bool:
+        """Whether each run records OMNeT++'s fingerprint: a ``fingerprint =`` line in the ini
+        or an ini file it includes (in any section: the configuration's own entries are not
+        resolved here), or a declared ``fingerprint_at``."""
+        if self.declaration.fingerprint_at:
+            return True
+        for path in [self.ini, *self.included()]:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if FINGERPRINT_KEY.search(text):
+                return True
+        return False
+
+    def fingerprint_fields(self) -> list[Column]:
+        """The summary fields a fingerprinted run records before the declared ones (none
+        when not :attr:`fingerprinted`): ``fingerprint``, one ``fingerprint_before_<T>`` per
+        ``fingerprint_at``, ``events`` and ``sim_time``."""
+        if not self.fingerprinted:
+            return []
+        return [
+            Column(name="fingerprint", type="string",
+                   help="OMNeT++'s event fingerprint of the run, with the ini's ingredients "
+                   "(hash/ingredients, as OMNeT++ prints it)"),
+            *(Column(name=f"fingerprint_before_{t}", type="string",
+                     help=f"OMNeT++'s fingerprint of the run's events before t = {t} s")
+              for t in self.declaration.fingerprint_at),
+            Column(name="events", type="int",
+                   help="the event number at which the run stopped, as OMNeT++ reports it"),
+            Column(name="sim_time", type="float", unit="s",
+                   help="the simulated time at which the run stopped, as OMNeT++ reports it"),
+        ]  # fmt: skip
+
+    def description(self) -> Description:
+        """The contract's ``--describe``: the declaration's, its summary after the
+        :meth:`fingerprint_fields`."""
+        return self.declaration.description(self.fingerprint_fields())
+
+    def fingerprint_settings(self) -> dict[str, str]:
+        """The configuration's fingerprint options (``fingerprint``, ``fingerprint-ingredients``,
+        ``-events``, ``-modules``, ``-results``) that it or a base sets, unquoted, as OMNeT++
+        looks them up: the configuration's section, its base's (``extends``, one each), then
+        General, the first entry of each. Only the ini file itself is read, one line per entry
+        (a continued line is not joined): an ini that includes others is refused, as is an
+        option with several values (commas), to which ``fingerprint_at`` could not add its
+        own."""
+        if self.included():
+            raise OmnetppError(
+                f"fingerprint_at: {self.ini.name} includes other ini files, whose fingerprint "
+                "options are not read; allowed: fingerprint options in the one ini file"
+            )
+        sections: dict[str, dict[str, tuple[str, int]]] = {"General": {}}
+        current = sections["General"]
+        lines = self.ini.read_text(encoding="utf-8", errors="replace").splitlines()
+        for number, line in enumerate(lines, start=1):
+            if line.startswith("["):
+                name = line.split("]", 1)[0][1:].strip().removeprefix("Config ").strip()
+                current = sections.setdefault(name, {})
+                continue
+            key, equals, value = line.partition("=")
+            if equals and key.strip() in (*FINGERPRINT_OPTIONS, "extends"):
+                current.setdefault(key.strip(), (value.split("#", 1)[0].strip(), number))
+        chain: list[str] = []
+        name = self.config
+        while name in sections and name not in chain and name != "General":
+            chain.append(name)
+            base = sections[name].get("extends", ("General", 0))[0]
+            if "," in base:
+                raise OmnetppError(
+                    f"fingerprint_at: {self.ini.name}: [{name}] extends several bases; "
+                    "allowed: one base (their fingerprint options are not linearized here)"
+                )
+            name = base.strip() or "General"
+        chain.append("General")
+        settings: dict[str, str] = {}
+        for section in chain:
+            for key, (value, number) in sections[section].items():
+                if key == "extends" or key in settings:
+                    continue
+                if len(value) > 1 and value[0] == value[-1] == '"':
+                    value = value[1:-1]
+                if "," in value:
+                    raise OmnetppError(
+                        f"fingerprint_at: {self.ini.name}:{number}: {key} has several values "
+                        f"({value}); allowed: one, to which fingerprint_at adds its own"
+                    )
+                settings[key] = value
+        return settings
 
     @property
     def base(self) -> Path:
@@ -1057,9 +1180,85 @@ def command_line(
         *seed_options(seeds, run_number, omnetpp),
         "--cmdenv-express-mode=true",
         "--cmdenv-status-frequency=60s",
+        *fingerprint_options(study),
         *options,
         str(study.ini),
     ]
+
+
+def fingerprint_options(study: OmnetppStudy) -> list[str]:
+    """The opp_run options of a declared ``fingerprint_at`` (none without): OMNeT++'s
+    fingerprints, one of the whole run and one per time T of the events before it, with the
+    configuration's ingredients and filters (:meth:`OmnetppStudy.fingerprint_settings`). An
+    event filter can test a message's ``arrivalTime`` (the time of its event), which OMNeT++
+    writes in plain decimals and matches with patterns of whole numbers: ``{..T-1}**`` is
+    every time below T."""
+    times = study.declaration.fingerprint_at
+    if not times:
+        return []
+    settings = study.fingerprint_settings()
+    # an ingredients suffix in the ini's fingerprint (after '/') overrides the option
+    suffixes = [t.partition("/")[2] for t in settings.get("fingerprint", "").split()]
+    ingredients = next(filter(None, suffixes), settings.get("fingerprint-ingredients") or "tplx")
+    events = settings.get("fingerprint-events") or "*"
+    # "*" is OMNeT++'s "every event", not a pattern (which would not match a dotted path)
+    before = [
+        f"arrivalTime =~ {{..{t - 1}}}**" if events == "*" else
+        f"({events}) and arrivalTime =~ {{..{t - 1}}}**"
+        for t in times
+    ]  # fmt: skip
+    count = len(times) + 1
+
+    def each(name: str) -> str:
+        return ",".join([settings.get(name) or "*"] * count)
+
+    return [
+        f"--fingerprint={','.join([f'0000/{ingredients}'] * count)}",
+        f"--fingerprint-events={','.join([events, *before])}",
+        f"--fingerprint-modules={each('fingerprint-modules')}",
+        f"--fingerprint-results={each('fingerprint-results')}",
+    ]
+
+
+#: Cmdenv's line with the run's fingerprint(s), after finish() (envirbase.cc checkFingerprint):
+#: verified, or a mismatch (which does not fail the run); several are joined by ", ".
+FINGERPRINT_LINE = re.compile(
+    r"^<!> Fingerprint (?:successfully verified: (.*)|mismatch! calculated: (.*?), expected: .*)$",
+    re.M,
+)
+#: Cmdenv's line that says why and when the simulation stopped (a cTerminationException in the
+#: event loop: "<!> Simulation time limit reached -- at t=200s, event #583").
+STOPPED_LINE = re.compile(r"^<!> .* at t=(\S+)s, event #(\d+)\s*$", re.M)
+
+
+def fingerprint_summary(study: OmnetppStudy, said: str) -> dict[str, Any]:
+    """A fingerprinted run's :meth:`OmnetppStudy.fingerprint_fields` from what Cmdenv printed
+    (the tail of its output: these lines come last). OmnetppError when no fingerprint was
+    printed, or not as many as ``fingerprint_at`` asks for; ``events`` and ``sim_time`` are
+    null when no line says where the run stopped."""
+    found = FINGERPRINT_LINE.findall(said)
+    if not found:
+        raise OmnetppError(
+            f"the ini sets fingerprint, but OMNeT++ printed no fingerprint for configuration "
+            f"'{study.config}'; allowed: fingerprint = in its section, a base's or General's"
+        )
+    verified, calculated = found[-1]
+    prints = (verified or calculated).strip()
+    times = study.declaration.fingerprint_at
+    summary: dict[str, Any] = {"fingerprint": prints}
+    if times:
+        values = prints.split(", ")
+        if len(values) != len(times) + 1:
+            raise OmnetppError(
+                f"fingerprint_at: OMNeT++ printed {len(values)} fingerprints ({prints}); "
+                f"{len(times) + 1} were asked for"
+            )
+        summary["fingerprint"] = values[0]
+        summary.update({f"fingerprint_before_{t}": v for t, v in zip(times, values[1:])})
+    stopped = STOPPED_LINE.findall(said)
+    summary["events"] = int(stopped[-1][1]) if stopped else None
+    summary["sim_time"] = float(stopped[-1][0]) if stopped else None
+    return summary
 
 
 def run(
@@ -1093,10 +1292,12 @@ def run(
             return 1
         scavetool = omnetpp / "bin" / "opp_scavetool"
         try:
+            # the fingerprints first: verify names the first field that differs
+            first = fingerprint_summary(study, proc.stderr) if study.fingerprinted else {}
             scalars = read_scalars(sca, scavetool)
             result = {
                 "params": echo(declaration, given, scalars),
-                "summary": summarize(declaration, scalars),
+                "summary": {**first, **summarize(declaration, scalars)},
             }
             if declaration.tables:
                 names = [v for t in declaration.tables.values() for v in t.vectors]
@@ -1193,7 +1394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OmnetppError as e:
         return _usage(str(e))
     if known.describe:
-        print(study.declaration.description().model_dump_json(exclude_none=True))
+        print(study.description().model_dump_json(exclude_none=True))
         return 0
     if known.run is None or not 0 < known.run < 2**63:
         return _usage("a run needs --run=R (0 < R < 2^63) and --out=FILE")

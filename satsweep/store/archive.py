@@ -218,21 +218,54 @@ def _add_file(tar: tarfile.TarFile, name: str, path: Path) -> None:
         tar.addfile(info, handle)
 
 
+def _store_files(store: Store, design: Design) -> list[Path]:
+    """The files of the store that an archive holds: design.json, the compacted tables and
+    compaction.json. Raises StoreError, one line, for one that is not a regular file in the
+    store (tar would hold a link as a link, which verify refuses, or a table from elsewhere)
+    or tables that are not as compaction.json records them
+    (:meth:`~satsweep.store.compaction.Compaction.tables_problems`) or, in a store with run
+    files, not the tables of its done runs
+    (:meth:`~satsweep.store.compaction.Compaction.compaction_problem`)."""
+    files = [store.design_file, *(store.table(t) for t in store.tables())]
+    if os.path.lexists(store.compaction_file):
+        files.append(store.compaction_file)
+    for path in files:
+        if path.is_symlink():
+            why = f"a link to {os.readlink(path)}"
+        elif not path.is_file():
+            why = "not a regular file"
+        else:
+            continue
+        raise StoreError(f"{path}: {why}; allowed: a regular file of the store as satsweep "
+                         "wrote it (remove it: `satsweep run` writes it again)")  # fmt: skip
+    # a store of tables alone (an archive unpacked into results/) has no runs to check them by
+    problems = []
+    if store.configurations_with_files():
+        problem = store.compaction_problem(store.state(store.round(design)))
+        problems = [problem] if problem is not None else []
+    problems = problems or store.tables_problems(design)
+    if problems:
+        raise StoreError(f"study '{store.study}': tables stale or damaged: {problems[0]}; allowed: "
+                         "the tables of the done runs as compacted (`satsweep status` shows "
+                         "them, `satsweep run` compacts them again)")  # fmt: skip
+    return files
+
+
 def write_archive(
     store: Store, target: Path, warn: Callable[[str], None] = lambda line: None
 ) -> list[str]:
     """Writes the archive of ``store`` to ``target`` (see the module) and returns the names in
     it; ``warn`` gets a line for each file of the program left out. Raises StoreError, writing
-    nothing, when the store has no recorded design or no runs."""
+    nothing, when the store has no recorded design or no runs, or its files are not those
+    satsweep wrote (:func:`_store_files`). The design file is archived by its bytes (a link
+    to it too)."""
     recorded = store.recorded()
     design = store.design()
     if not recorded or "describe" not in recorded or design is None:
         raise StoreError(f"{store.root} has no recorded design (design.json): nothing to archive")
     if not store.runs_table.is_file():
         raise StoreError(f"study '{store.study}' has no finished runs ({store.runs_table})")
-    files = [store.design_file, *(store.table(t) for t in store.tables())]
-    if store.compaction_file.is_file():
-        files.append(store.compaction_file)
+    files = _store_files(store, design)
     source = Path(recorded["source"]) if recorded.get("source") else None
     sources = _sources(recorded, design, warn)
     program = {**recorded.get("program", {}), "describe": recorded["describe"], **sources.record}
@@ -242,8 +275,8 @@ def write_archive(
         with tarfile.open(temporary, "w:gz") as tar:
             for path in files:
                 tar.add(path, f"{store.study}/{path.name}", recursive=False)
-            if source is not None and source.is_file():
-                tar.add(source, f"{store.study}/design.yaml", recursive=False)
+            if source is not None and source.is_file():  # its bytes, also through a link
+                _add_file(tar, f"{store.study}/design.yaml", source)
             for name, path in sources.files:
                 _add_file(tar, f"{store.study}/{name}", path)
             _add_text(tar, f"{store.study}/program.json", json.dumps(program, indent=1) + "\n")
@@ -443,6 +476,7 @@ def open_archive(path: Path) -> Iterator[Store]:
         if not (folder / "design.json").is_file():
             raise StoreError(f"{path}: not a study's archive (no design.json)")
         store = Store(folder.rename(scratch / (root or _study_named(path, folder))))
+        store.unpacked_from = path  # its messages name the archive, not the temporary folder
         yield store
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -192,6 +192,48 @@ class Compaction(Runs):
             return None
         return read, seen_now
 
+    def tables_problems(self, design: Design) -> list[str]:
+        """What differs between the store's tables and compaction.json, one line each (empty:
+        nothing): each table's rows (from its Parquet footer) and sha256, and the runs it
+        counted against runs.parquet's rows. Needs no run file: an archive's store has none."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            compaction = json.loads(self.compaction_file.read_text())
+            compacted, runs = compaction["tables"], compaction["runs"]
+            if not isinstance(compacted, dict):
+                raise TypeError(compacted)
+        except FileNotFoundError:
+            return ["compaction.json is missing: the tables cannot be checked against their "
+                    "compaction"]  # fmt: skip
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return [f"compaction.json is unreadable ({e.__class__.__name__})"]
+        problems = []
+        for name in ["runs", *design.describe.tables]:
+            path, expected = self.table(name), compacted.get(name)
+            if not isinstance(expected, dict):
+                problems.append(f"compaction.json records no table {name}")
+                continue
+            try:
+                rows = pq.read_metadata(path).num_rows
+            except FileNotFoundError:
+                problems.append(f"{path.name} is missing")
+                continue
+            except (OSError, pa.ArrowException) as e:
+                problems.append(f"{path.name} is not a Parquet file ({e.__class__.__name__})")
+                continue
+            if rows != expected.get("rows"):
+                problems.append(f"{path.name} has {rows} rows, compaction.json records "
+                                f"{expected.get('rows')}")  # fmt: skip
+            # a store compacted before compaction.json kept hashes has none to compare
+            if "sha256" in expected and file_sha256(path) != expected["sha256"]:
+                problems.append(f"{path.name} is not the file its compaction wrote (another "
+                                "sha256 than compaction.json's)")  # fmt: skip
+            if name == "runs" and rows != runs:
+                problems.append(f"compaction.json counts {runs} runs, {path.name} has {rows} rows")
+        return problems
+
     def compaction_problem(self, state: State, deep: bool = False) -> str | None:
         """None when the compacted tables hold exactly the done runs of ``state`` (its design's
         :meth:`state`) as their last compaction wrote them, else what is wrong: a compaction

@@ -17,7 +17,7 @@ results directory.
       runs/<config_id>/r<k>.failed.json   why the last attempt failed (removed on success)
       runs/<config_id>/complete-<r>.json  Snakemake's output of the configuration's job (a
                                       remote executor's jobs; locally a marker its worker writes)
-      workers/<pass>/                 a local pass's queue of configurations and its
+      workers/<pass>/                 a local pass's queue of runs and its
                                       workers' outputs (removed by the next `satsweep run`),
                                       and until the pass's compaction the rows they stored
                                       (store/batches.py)

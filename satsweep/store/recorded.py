@@ -11,11 +11,15 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 import satsweep
 from satsweep.design import MAX_REPLICATIONS, Design, DesignError, rng_run
+from satsweep.design.loading import first_problem
 from satsweep.design.schema import clip
 from satsweep.engine import Description, Program, value_text
 from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.description import validation_message
 from satsweep.store.files import write_json
 from satsweep.store.footer import column_range
 from satsweep.store.layout import (
@@ -80,6 +84,14 @@ def _shape_problem(data: Any, shape: dict[str, Any], where: str = "") -> str | N
 class RecordedDesign(Layout):
     """A store's design.json: read, written, and checked against a design."""
 
+    #: The archive a store was unpacked from (:func:`~satsweep.store.archive.open_archive`),
+    #: which messages name instead of its temporary folder; None for a study's own store.
+    unpacked_from: Path | None = None
+
+    def _named(self, path: Path) -> str:
+        """A file of the store as a message names it: its path, or ``ARCHIVE: design.json``."""
+        return f"{self.unpacked_from}: {path.name}" if self.unpacked_from else str(path)
+
     def recorded(self) -> dict[str, Any] | None:
         """What design.json says, or None. A store made before design.json existed has only
         ``study.json`` with its base seed: that is returned as ``{"design": {"base_seed"}}``."""
@@ -89,10 +101,12 @@ class RecordedDesign(Layout):
             except FileNotFoundError:
                 continue
             except (OSError, ValueError) as e:
-                raise StoreError(f"{path}: unreadable ({e}); allowed: the file satsweep wrote")
+                raise StoreError(
+                    f"{self._named(path)}: unreadable ({e}); allowed: the file satsweep wrote"
+                ) from None
             data = {"design": data} if wrap else data
             if problem := _shape_problem(data, _SHAPE):
-                raise StoreError(f"{path}: {problem}, as satsweep writes it")
+                raise StoreError(f"{self._named(path)}: {problem}, as satsweep writes it")
             return data
         return None
 
@@ -389,17 +403,28 @@ class RecordedDesign(Layout):
         """The design recorded in design.json, with the recorded program's description (the
         program itself need not exist here), or None for a store without one."""
         recorded = self.recorded()
+        if recorded and "describe" not in recorded and self.design_file.is_file():
+            # every design.json satsweep wrote has it (only study.json, before it, had not)
+            raise StoreError(f"{self._named(self.design_file)}: describe: missing; allowed: the "
+                             "program's --describe, as satsweep run records it")  # fmt: skip
         if not recorded or "describe" not in recorded:
             return None
+        wrote = f"{self._named(self.design_file)}: not a design satsweep wrote"
         try:
             # a store recorded before streams 2 and an adapter's stream options made its
             # runs the old way
             made = recorded["design"]
             old = {"streams": 1, **self._stream_options(recorded, made.get("program"))}
             design = Design.model_validate({**old, **recorded["design"]})
-            describe = Description.model_validate(recorded["describe"])
+        except ValidationError as e:  # one line, not pydantic's dump
+            raise StoreError(f"{wrote}: design.{first_problem(e)}") from None
         except ValueError as e:
-            raise StoreError(f"{self.design_file}: not a design satsweep wrote: {e}") from None
+            raise StoreError(f"{wrote}: design: {' '.join(str(e).split())}") from None
+        try:
+            describe = Description.model_validate(recorded["describe"])
+        except ValidationError as e:
+            where = ".".join(["describe", *map(str, e.errors()[0]["loc"])])
+            raise StoreError(f"{wrote}: {where}: {validation_message(e)}") from None
         program = recorded.get("program", {})
         design._executable = Program(Path(program.get("path", "")), program.get("sha256"), describe)
         return design

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 
 from satsweep.design import Design
+from satsweep.store import holder
 from satsweep.store.compaction import Compaction
-from satsweep.store.layout import StoreError, results_dir
+from satsweep.store.layout import RECORD, StoreError, results_dir
 from satsweep.store.recorded import RecordedDesign
 from satsweep.store.sql import Views
 
@@ -38,9 +39,35 @@ class Store(RecordedDesign, Compaction, Views):
         store = cls(results_dir(results) / study)
         if not store.runs_table.is_file():
             raise StoreError(
-                f"no study named '{study}' (no {store.runs_table}): run its sweep first"
+                store.not_compacted()
+                or f"no study named '{study}' (no {store.runs_table}): run its sweep first"
             )
         return store
+
+    def not_compacted(self) -> str | None:
+        """What to say of a study whose store has runs (or a recorded design) but no compacted
+        tables yet, e.g. while a job runs it: how many runs are done, who is running them (the
+        store's lock, store/holder.py) or what compacts them. None when there is no such study
+        (no runs, no design.json) or its tables are there."""
+        if self.runs_table.is_file():
+            return None
+        done = sum(1 for _ in self.root.glob(f"runs/*/r*{RECORD}"))
+        if not done and not self.design_file.is_file():
+            return None
+        runs = f"{done} done run{'s' * (done != 1)}" if done else "no done run yet"
+        if holder.is_held(self.root):
+            held = holder.read_holder(self.root, check=False)
+            by = held.describe() if held is not None else "a process that did not name itself"
+            return (
+                f"study '{self.study}' has {runs}, not compacted yet (no {self.runs_table.name}): "
+                f"being run by {by}, which compacts them at its end; `satsweep status "
+                f"{self.study}` shows its progress"
+            )
+        return (
+            f"study '{self.study}' has {runs}, not compacted yet (no {self.runs_table.name}): "
+            f"`satsweep run {self.study}` "
+            + ("compacts them (after running any still missing)" if done else "runs them")
+        )
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"

@@ -9,11 +9,12 @@ configuration and runs the same under any Snakemake executor with a shared file 
 
 Locally a sweep is one worker per core rather than one job per configuration (`satsweep run`
 starts them itself, a Snakemake started by hand as its `work` jobs): each worker takes the next
-configuration from a queue that the workers of a pass share (a counter under a file lock, over
-the configurations longest first), so a run costs no Python start and no Snakemake job, and the
-cores stay busy until the queue is empty. While the workers start, before any of them has taken
-a configuration, `satsweep run` may take short ones from the same queue itself
-(:class:`HeadStart`).
+run from a queue that the workers of a pass share (a counter under a file lock, over the runs
+longest first, a configuration's replications in a row: :class:`schedule.RunOrder`), so a run
+costs no Python start and no Snakemake job, a configuration's replications spread over the
+cores, and the cores stay busy until the queue is empty. While the workers start, before any
+of them has taken a run, `satsweep run` may take short ones from the same queue itself
+(:class:`HeadStart`). A remote job still runs whole configurations (:func:`simulate`).
 """
 
 from __future__ import annotations
@@ -171,11 +172,7 @@ def run_configuration(
     failed (the other replications still run).
     """
     config_id = config.config_id
-    # temporaries of a killed attempt (only this job writes into this directory)
-    with contextlib.suppress(FileNotFoundError), os.scandir(store.run_dir(config_id)) as found:
-        for entry in found:  # not Path.glob: a tenth of a millisecond a configuration
-            if ".tmp." in entry.name:
-                os.unlink(entry.path)
+    _remove_temporaries(store, config_id)  # only this job writes into this directory
     failures = 0
     for run in config.runs(design):
         if store.is_done(run):
@@ -237,10 +234,10 @@ def work_command(sweep: str, worker_file: str, keep_going: bool, parent: int) ->
 
 
 def work(sweep: str, worker_file: str, keep_going: str, parent: str) -> int:
-    """A local worker: takes configurations from its pass's queue and runs their missing
-    replications until the queue is empty, then writes WORKER_FILE
+    """A local worker: takes runs from its pass's queue (:class:`_Pending`) and runs them
+    until the queue is empty, then writes WORKER_FILE
     (``<store>/workers/<pass>/worker-<k>.json``). After a failed run, unless KEEP_GOING is 1,
-    it and the pass's other workers take no more configurations (the runs going on finish, as
+    it and the pass's other workers take no more runs (the runs going on finish, as
     Snakemake's jobs do), nor once the process that started it (pid PARENT: `satsweep run`, or
     a Snakemake started by hand) is gone: an orphaned worker ends with its run. 1 if a run
     failed or the queue was left."""
@@ -250,7 +247,7 @@ def work(sweep: str, worker_file: str, keep_going: str, parent: str) -> int:
     design = store.round(store.bind(load_design(sweep, max_runs=None)))
     queue = output.parent
     stop = queue / "stop"
-    order = schedule.ranked(design)
+    pending = _Pending(design, store)
     starter = _Process(int(parent))
     keep = keep_going == "1"
     done = failures = 0
@@ -258,43 +255,40 @@ def work(sweep: str, worker_file: str, keep_going: str, parent: str) -> int:
     with _Queue(queue / "next") as claims:
         while keep or not stop.exists():
             if not starter.alive():
-                _say(f"its parent (pid {parent}) is gone: no more configurations taken")
+                _say(f"its parent (pid {parent}) is gone: no more runs taken")
                 return 1
-            failed = _run_next(design, store, order, claims, stop, keep, _say, rows=rows)
-            if failed is None:
+            index = claims.take(pending=pending)
+            if index is None or index >= len(pending.order):
                 break
-            failures += failed
+            failures += _run_taken(pending, index, stop, keep, _say, rows)
             done += 1
     _keep_rows(rows, queue, output.stem)
     if failures:
-        _say(f"{failures} runs of {done} configurations failed")
+        _say(f"{failures} of {done} runs failed")
         return 1
-    write_json(output, {"configurations": done})
+    write_json(output, {"runs": done})
     return 0
 
 
-def _run_next(
-    design: Design,
-    store: Store,
-    order: list[Configuration],
-    claims: _Queue,
+def _run_taken(
+    pending: _Pending,
+    index: int,
     stop: Path,
     keep_going: bool,
     log: Callable[[str], None],
-    only_after: int | None = None,
     rows: RowBatch | None = None,
-    claimed: int | None = None,
-) -> int | None:
-    """Takes the pass's next configuration (:meth:`_Queue.take`; ``claimed``: the index taken
-    already) and runs its missing replications: how many failed (after a failure, unless
-    ``keep_going``, the pass is stopped), None when none was taken."""
-    index = claimed if claimed is not None else claims.take(only_after)
-    if index is None or index >= len(order):
-        return None
-    failed = run_configuration(design, order[index], store, log, False, rows)
-    if failed and not keep_going:
+) -> int:
+    """Runs the run taken from the pass's queue at ``index``: 1 if it failed (and then, unless
+    ``keep_going``, the pass is stopped), else 0."""
+    run = pending.order.at(index)[1]
+    problem = simulate_run(pending.design, run, pending.store, rows)
+    if problem is None:
+        log(f"{run.config_id}/r{run.replication}{DONE}{run.run})")
+        return 0
+    log(problem)
+    if not keep_going:
         stop.touch()
-    return failed
+    return 1
 
 
 def _keep_rows(rows: RowBatch, folder: Path, name: str) -> None:
@@ -330,9 +324,42 @@ class _Process:
         return self.started is not None and self._started() == self.started
 
 
+class _Pending:
+    """A local pass's runs (:class:`schedule.RunOrder`) as its queue hands them out: under
+    the queue's lock, :meth:`next` passes over the runs done already and, when a
+    configuration's first run is handed out, removes the temporaries a killed attempt left in
+    its folder (before any other taker of the pass can write there)."""
+
+    def __init__(self, design: Design, store: Store) -> None:
+        self.design = design
+        self.store = store
+        self.order = schedule.RunOrder(design)
+
+    def next(self, taken: int) -> int:
+        """The first index from ``taken`` (the queue's count) whose run is not done; the
+        order's length when none is left."""
+        index, end = taken, len(self.order)
+        while index < end:
+            position, run = self.order.at(index)
+            if not self.store.is_done(run):
+                if self.order.starts[position] >= taken:  # none of its runs handed out yet
+                    _remove_temporaries(self.store, run.config_id)
+                return index
+            index += 1
+        return end
+
+
+def _remove_temporaries(store: Store, config_id: str) -> None:
+    """Removes the temporaries (``*.tmp.*``) of a killed attempt in a configuration's folder."""
+    with contextlib.suppress(FileNotFoundError), os.scandir(store.run_dir(config_id)) as found:
+        for entry in found:  # not Path.glob: a tenth of a millisecond a configuration
+            if ".tmp." in entry.name:
+                os.unlink(entry.path)
+
+
 class _Queue:
-    """The next configuration's index in a pass's queue: a counter in a file, taken under an
-    exclusive lock, so every configuration goes to exactly one worker of the pass."""
+    """The next index in a pass's queue: a counter in a file, taken under an exclusive lock,
+    so every run (or index) goes to exactly one taker of the pass."""
 
     def __init__(self, path: Path) -> None:
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -346,23 +373,25 @@ class _Queue:
     def close(self) -> None:
         os.close(self.fd)
 
-    def take(self, only_after: int | None = None) -> int | None:
-        """The next index, counted as taken; with ``only_after``, only if exactly that many
-        were taken before (else None: another taker has come)."""
+    def take(self, only_after: int | None = None, pending: _Pending | None = None) -> int | None:
+        """The next index, counted as taken (with ``pending``: its next run not done); with
+        ``only_after``, only if the count is still exactly that (else None: another taker has
+        come)."""
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         try:
             taken = int(os.pread(self.fd, 32, 0) or b"0")
             if only_after is not None and taken != only_after:
                 return None
-            os.pwrite(self.fd, f"{taken + 1:<20d}".encode(), 0)  # fixed width: no truncation
-            return taken
+            index = taken if pending is None else pending.next(taken)
+            os.pwrite(self.fd, f"{index + 1:<20d}".encode(), 0)  # fixed width: no truncation
+            return index
         finally:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
 
 
-#: The longest configuration (estimated seconds by the program's cost hint, all its
-#: replications) that :class:`HeadStart` runs: its last one may still run when the workers
-#: have started, one process beyond ``--cores`` for at most about this long.
+#: The longest run (estimated seconds by the program's cost hint) that :class:`HeadStart`
+#: runs: its last one may still run when the workers have started, one process beyond
+#: ``--cores`` for at most about this long.
 HEAD_START_MAX_SECONDS = 1.0
 
 #: The log of :class:`HeadStart`, beside the workers' (``logs/worker-<k>.log``).
@@ -374,28 +403,19 @@ class HeadStart:
 
     The workers take about half a second to start (a Python each, its imports, the design
     loaded again). Meanwhile `satsweep run`, which has the design and the store loaded, takes
-    configurations from the pass's queue as a worker does, one per
+    runs from the pass's queue as a worker does, one per
     :meth:`step`, and stops for good at the first one a worker has taken before it (the
     queue's count is then no longer its own), after a failed run (which stops the pass, as a
     worker's does, unless ``keep_going``), or when the queue is empty. Its log,
     ``logs/head-start.log``, says what a worker's says.
 
     Only locally, on two cores or more, and for a program with a cost hint whose longest
-    configuration is estimated at HEAD_START_MAX_SECONDS or less (:meth:`of_pass`): one with
+    run is estimated at HEAD_START_MAX_SECONDS or less (:meth:`of_pass`): one with
     long runs, or runs of unknown length, would run beside the workers for as long.
     """
 
-    def __init__(
-        self,
-        design: Design,
-        store: Store,
-        pass_id: str,
-        keep_going: bool,
-        order: list[Configuration],
-    ) -> None:
-        self.design = design
-        self.store = store
-        self.order = order  # schedule.ranked(design): the workers' order
+    def __init__(self, store: Store, pass_id: str, keep_going: bool, pending: _Pending) -> None:
+        self.pending = pending  # the workers' order
         self.keep_going = keep_going
         folder = store.pass_folder(pass_id)
         folder.mkdir(parents=True, exist_ok=True)
@@ -403,10 +423,10 @@ class HeadStart:
         self.claims = _Queue(folder / "next")
         store.logs.mkdir(parents=True, exist_ok=True)
         self.log = open(store.logs / HEAD_START_LOG, "a", buffering=1)  # noqa: SIM115
-        self.taken = 0
         self.rows = RowBatch()
-        # the queue's first configuration, claimed now, before the workers start
-        self.first = self.claims.take(only_after=0)
+        # the queue's first run, claimed now, before the workers start
+        self.first = self.claims.take(only_after=0, pending=pending)
+        self.count: int | None = None  # the queue's count after its last take, once it ran
 
     @classmethod
     def of_pass(
@@ -414,29 +434,29 @@ class HeadStart:
     ) -> HeadStart | None:
         """The head start of a local pass over ``design`` on ``cores`` cores, None when it
         gets none; made before the pass's workers start, it has claimed the queue's first
-        configuration."""
+        run."""
         if cores < 2 or design.describe.cost is None:
             return None
-        order = schedule.ranked(design)
-        if not order or schedule.configuration_seconds(design, order[0]) > HEAD_START_MAX_SECONDS:
+        pending = _Pending(design, store)
+        first = pending.order.configurations[:1]
+        if not first or schedule.run_seconds(design, first[0]) > HEAD_START_MAX_SECONDS:
             return None
-        return cls(design, store, pass_id, keep_going, order)
+        return cls(store, pass_id, keep_going, pending)
 
     def step(self) -> bool:
-        """Runs the next configuration if no worker has taken one yet; False, and closed,
+        """Runs the next run if no worker has taken one since its last; False, and closed,
         once it takes no more."""
         if self.log.closed:
             return False
         if self.keep_going or not self.stop.exists():
-            claimed = None
-            if self.taken == 0:
+            if self.count is None:
                 _pyarrow_without_pandas()  # imported now: the workers have been started
-                claimed = self.first
-            taken = _run_next(self.design, self.store, self.order, self.claims, self.stop,
-                              self.keep_going, self._say, self.taken, self.rows,
-                              claimed)  # fmt: skip
-            if taken is not None:
-                self.taken += 1
+                index = self.first
+            else:
+                index = self.claims.take(only_after=self.count, pending=self.pending)
+            if index is not None and index < len(self.pending.order):
+                self.count = index + 1
+                _run_taken(self.pending, index, self.stop, self.keep_going, self._say, self.rows)
                 return True
         self.close()
         return False

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from satsweep import shipped
 from satsweep.design import Design, load_design
 from satsweep.store import State, Store, discard_batches, read_batches, results_dir, write_json
+from satsweep.store import holder
 from satsweep.analysis import precision
 from satsweep.workflow import schedule
 from satsweep.workflow import jobs
@@ -199,8 +200,9 @@ def workflow_config(
 
 
 #: The store's lock: `satsweep run` holds it, and so do its workers or its Snakemake (the
-#: descriptor is passed on), so an orphaned one keeps the store locked as long as it works.
-LOCK_FILE = ".satsweep.lock"
+#: descriptor is passed on), so an orphaned one keeps the store locked as long as it works;
+#: its holder writes itself down beside it (store/holder.py: host, pid, Slurm job).
+LOCK_FILE = holder.LOCK_FILE
 #: How long the workers (or Snakemake and its jobs) and their programs get to stop after an
 #: interrupt (SIGINT to each) before they are sent SIGTERM, and then SIGKILL after as long again.
 STOP_GRACE_S = 20.0
@@ -220,7 +222,9 @@ def lock_store(store_dir: Path) -> Iterator[int]:
     with open(path, "a") as handle:
         holders = _take_lock(handle, path)
         if holders is not None:
-            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(holders)}")
+            named = holder.read_holder(store_dir, check=False)  # held: the lock was refused
+            said = f"; its lock names {named.describe()}" if named else ""
+            raise SweepBusy(f"another satsweep run is using {store_dir}{_held_by(holders)}{said}")
         jobs = store_dir / JOBS_LOCK
         with open(jobs, "a") as job_lock:  # each job holds it shared while it runs
             holders = _take_lock(job_lock, jobs)
@@ -229,21 +233,30 @@ def lock_store(store_dir: Path) -> Iterator[int]:
                     f"jobs of an earlier satsweep run still write to {store_dir}"
                     f"{_held_by(holders)}; wait until they end, or stop them"
                 )
-        yield handle.fileno()
+        with holder.holding(store_dir):  # who holds it, for those /proc does not show it to
+            yield handle.fileno()
+
+
+#: How long a lock held by a live process is tried again before a run is refused: longer than
+#: another command's look at whether it is held (store/holder.py's ``is_held``).
+GLANCE_S = 0.5
 
 
 def _take_lock(handle, path: Path) -> set[int] | None:
     """Takes ``handle``'s lock (exclusive): None once taken, else the other processes that
     hold ``path`` open. A lock no process holds open is being released by an exiting one (a
-    run just killed) and is waited for, up to :data:`RELEASE_GRACE_S`."""
-    deadline = time.monotonic() + RELEASE_GRACE_S
+    run just killed) and is waited for, up to :data:`RELEASE_GRACE_S`; one held is tried again
+    for :data:`GLANCE_S` (`status` or `sql` looks whether it is held with a shared lock, an
+    instant long)."""
+    start = time.monotonic()
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return None
         except BlockingIOError:
             holders = _holders(path) - {os.getpid()}
-            if holders or time.monotonic() > deadline:
+            waited = time.monotonic() - start
+            if (holders and waited > GLANCE_S) or waited > RELEASE_GRACE_S:
                 return holders
         time.sleep(0.02)
 
@@ -581,10 +594,10 @@ def _run_once(
                 )
             )
         else:
-            # first the head start, which claims the queue's first configuration, then as many
-            # workers as configurations to run, up to the cores
+            # first the head start, which claims the queue's first run, then as many workers
+            # as runs to make, up to the cores
             head = jobs.HeadStart.of_pass(design, store, pass_id, cores, keep_going)
-            workers = max(1, min(cores, len(before.incomplete)))
+            workers = max(1, min(cores, before.total - len(before.done)))
             started += start_workers(design, store, pass_id, workers, keep_going, lock)
         loading = _load_in_background(COMPACTION_MODULES)
         finished = _Finished(store)

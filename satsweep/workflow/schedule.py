@@ -6,7 +6,9 @@ Both serve one aim: every job slot busy until the end of the sweep.
   by their estimated cost (the program's cost hint, ``Description.estimated_seconds``, x
   replications; every run costs the same for a program without one), longest
   first: the sweep then ends on short jobs, not on a long one while the other slots idle
-  (longest-processing-time-first). Every executor honours it.
+  (longest-processing-time-first). Every executor honours it. A local pass's queue hands out
+  runs, not configurations (:class:`RunOrder`): the longest runs first, a configuration's
+  replications in a row, so that they spread over the workers.
 - **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``,
   which runs its group's configurations in one ``python -m satsweep.workflow.jobs simulate``):
   the configurations, in that order, are cut into groups whose estimated cost shrinks as the
@@ -22,19 +24,23 @@ The Snakefile calls :func:`plan` with the settings ``satsweep run`` passes it (`
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import accumulate
 
-from satsweep.design import Configuration, Design
+from satsweep.design import Configuration, Design, Run
 
 __all__ = [
     "FACTOR",
     "GROUP_PREFIX",
     "MIN_GROUP_SECONDS",
+    "RunOrder",
     "Schedule",
     "min_group_seconds",
     "plan",
     "ranked",
+    "run_seconds",
 ]
 
 #: How a group's name (its rule's, its log's: ``sims01.log``) starts.
@@ -84,6 +90,43 @@ def ranked(design: Design) -> list[Configuration]:
     order of the priorities, of the groups and of the local workers' queue."""
     costs = {c.config_id: configuration_seconds(design, c) for c in design.configurations}
     return sorted(design.configurations, key=lambda c: (-costs[c.config_id], c.index))
+
+
+def run_seconds(design: Design, config: Configuration) -> float:
+    """Estimated seconds of one of a configuration's runs (the program's cost hint)."""
+    return design.describe.estimated_seconds(config.params)
+
+
+class RunOrder:
+    """A local pass's runs in the order its queue hands them out, by index: the
+    configurations by their runs' estimated length, longest first (ties: more replications
+    first, then design order), each one's replications one after the other, so that takes in
+    a row spread a configuration over the workers. Keeps one offset a configuration, not a
+    run."""
+
+    def __init__(self, design: Design) -> None:
+        self.design = design
+        seconds = {c.config_id: run_seconds(design, c) for c in design.configurations}
+        self.configurations = sorted(
+            design.configurations,
+            key=lambda c: (
+                -seconds[c.config_id],
+                -design.replications_for(c.config_id),
+                c.index,
+            ),
+        )
+        counts = (design.replications_for(c.config_id) for c in self.configurations)
+        self.starts = list(accumulate(counts, initial=0))  # first index of each configuration
+
+    def __len__(self) -> int:
+        return self.starts[-1]
+
+    def at(self, index: int) -> tuple[int, Run]:
+        """The position of the run at ``index``'s configuration in :attr:`configurations`,
+        and the run (0 <= index < len)."""
+        position = bisect_right(self.starts, index) - 1
+        config = self.configurations[position]
+        return position, config.run(self.design, index - self.starts[position] + 1)
 
 
 def min_group_seconds(executor: str | None) -> float:

@@ -11,7 +11,6 @@ the git commit, the host): the causes a difference may have.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import random
 import secrets
@@ -29,7 +28,6 @@ from satsweep.engine import (
     TABLE_KEY_COLUMNS,
     Program,
     ProgramError,
-    file_sha256,
 )
 from satsweep.store import Store, StoreError
 from satsweep.workflow.jobs import provenance, simulate_run
@@ -129,48 +127,6 @@ def _named(keys: Iterable[tuple[str, int]], count: int) -> str:
     return ", ".join(shown) + (f" and {count - len(shown)} more" if count > len(shown) else "")
 
 
-def _compacted(store: Store, design: Design) -> list[str]:
-    """What differs between the store's tables and compaction.json: each table's rows and
-    sha256, and the runs it counted against runs.parquet's rows."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        compaction = json.loads(store.compaction_file.read_text())
-        compacted, runs = compaction["tables"], compaction["runs"]
-        if not isinstance(compacted, dict):
-            raise TypeError(compacted)
-    except FileNotFoundError:
-        return ["compaction.json is missing: the tables cannot be checked against their "
-                "compaction"]  # fmt: skip
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        return [f"compaction.json is unreadable ({e.__class__.__name__})"]
-    problems = []
-    for name in ["runs", *design.describe.tables]:
-        path, expected = store.table(name), compacted.get(name)
-        if not isinstance(expected, dict):
-            problems.append(f"compaction.json records no table {name}")
-            continue
-        try:
-            rows = pq.read_metadata(path).num_rows
-        except FileNotFoundError:
-            problems.append(f"{path.name} is missing")
-            continue
-        except (OSError, pa.ArrowException) as e:
-            problems.append(f"{path.name} is not a Parquet file ({e.__class__.__name__})")
-            continue
-        if rows != expected.get("rows"):
-            problems.append(f"{path.name} has {rows} rows, compaction.json records "
-                            f"{expected.get('rows')}")  # fmt: skip
-        # a store compacted before compaction.json kept hashes has none to compare
-        if "sha256" in expected and file_sha256(path) != expected["sha256"]:
-            problems.append(f"{path.name} is not the file its compaction wrote (another "
-                            "sha256 than compaction.json's)")  # fmt: skip
-        if name == "runs" and rows != runs:
-            problems.append(f"compaction.json counts {runs} runs, {path.name} has {rows} rows")
-    return problems
-
-
 def completeness(store: Store, design: Design) -> list[str]:
     """What makes ``store``'s tables other than exactly ``design``'s runs as their compaction
     wrote them, one line each (empty: nothing), runs named ``config_id/r<k>`` (the first
@@ -181,7 +137,7 @@ def completeness(store: Store, design: Design) -> list[str]:
     design's."""
     import pyarrow.parquet as pq
 
-    problems = _compacted(store, design)
+    problems = store.tables_problems(design)
     keys = pq.read_table(store.runs_table, columns=["config_id", "replication"])
     held = Counter(zip(keys.column(0).to_pylist(), keys.column(1).to_pylist(), strict=True))
     others = set(held)  # what is left once the design's runs are taken out
