@@ -28,6 +28,7 @@ from satsweep.workflow.cores import cgroup_cpu_max_files
 from satsweep.workflow.jobs import simulate_run
 from tests.support import REPO
 from tests.support.sweeps import MM1
+from tests.support.cli import run_cli as main
 
 TOY = """\
 study: toy
@@ -55,14 +56,6 @@ def stored_toy(tmp_path: Path, done: int, program: Path = MM1) -> tuple[Path, Pa
     if done:
         store.collect(design)
     return toy, results
-
-
-def main(capsys, *argv: object) -> tuple[int, str, str]:
-    """`satsweep ARGV`: its exit code, stdout and stderr."""
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def help_of(command: str) -> str:

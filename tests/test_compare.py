@@ -15,13 +15,7 @@ import pytest
 from satsweep import cli
 from satsweep.analysis.compare import adjusted
 from tests.support.compare import SHIFT, programs, study
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import run_cli as main
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import satsweep
-from satsweep import cli
 from satsweep.store import archive
 from tests.support.sweeps import MM1, stored_study
+from tests.support.cli import run_cli as main
 
 DESIGN = """\
 study: queue
@@ -28,13 +28,6 @@ fixed:
   customers: 20
 replications: 1
 """
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rewritten(path: Path, change: Callable[[str, bytes], bytes]) -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from satsweep import cli
 from satsweep.store import archive
 from tests.support.sweeps import MM1, stored_study
+from tests.support.cli import run_cli as main
 
 TOY = """\
 study: toy
@@ -57,13 +57,6 @@ def toy(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
     return folder
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def files(folder: Path) -> dict[str, bytes]:

@@ -23,13 +23,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from satsweep import cli
 from satsweep.design import load_design
 from satsweep.store import Store, archive
 from satsweep.workflow import verify as verifying
 from satsweep.workflow.jobs import simulate_run
 from tests.support import REPO
 from tests.support.sweeps import MM1, stored_study
+from tests.support.cli import run_cli as main
 
 TOY = """\
 study: toy
@@ -72,13 +72,6 @@ def tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
     return folder
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def keys(table: Path) -> list[str]:

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from satsweep import cli
 from satsweep.design import load_design
 from satsweep.store import Store
 from satsweep.store.holder import HOLDER_FILE
 from satsweep.workflow.jobs import simulate_run
 from tests.support import REPO
 from tests.support.sweeps import MM1, stored_study
+from tests.support.cli import run_cli as main
 
 TOY = f"""\
 study: toy
@@ -75,12 +75,6 @@ def held(store_dir: Path, slurm_job: str) -> Iterator[subprocess.Popen]:
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
-
-
-def main(capsys, *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_submit_of_a_study_with_nothing_to_run_submits_nothing(tmp_path, capsys, monkeypatch):

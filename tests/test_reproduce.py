@@ -11,9 +11,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from satsweep import cli
 from satsweep.store import archive
 from tests.support.sweeps import MM1, stored_study
+from tests.support.cli import run_cli as main
 
 TOY = """\
 study: toy
@@ -39,13 +39,6 @@ def stored(tmp_path: Path) -> Path:
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder``, its bytes by its relative path."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
-def main(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
