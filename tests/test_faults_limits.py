@@ -352,3 +352,17 @@ def test_the_report_of_a_saturated_fraction_has_no_intervals(tmp_path, capsys):
     text = (results / "sat" / "report" / "report.md").read_text()
     assert "Intervals: none (one run per cell" in text
     assert "| a | 1 | 2.0000 | n/a |  | a = b:c:d |" in text
+
+
+@pytest.mark.parametrize("command", ["plan", "status", "verify", "compare"])
+def test_an_endless_design_file_is_read_only_up_to_its_limit(command, capsys):
+    """/dev/zero given as a design (`verify` was killed by the kernel, having read it whole):
+    read up to MAX_DESIGN_BYTES, then one line, exit 2."""
+    from satsweep.design.loading import MAX_DESIGN_BYTES
+    from tests.support.cli import run_cli
+
+    argv = [command, "/dev/zero", *(["/dev/zero"] if command == "compare" else [])]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2, out + err
+    assert f"more than {MAX_DESIGN_BYTES >> 20} MiB; allowed: a design file of at most" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -14,6 +14,7 @@ import shtab
 import yaml
 
 from satsweep.design import Design, DesignError, load_design
+from satsweep.design.loading import read_design_text
 from satsweep.store import (
     ARCHIVE_SUFFIXES,
     Store,
@@ -99,7 +100,7 @@ def study_name(
     directory. StoreError otherwise, listing the studies there (:func:`no_such_study`)."""
     if is_design_file(text):
         try:
-            raw = yaml.safe_load(Path(text).read_text(encoding="utf-8"))
+            raw = yaml.safe_load(read_design_text(text))
         except UnicodeDecodeError as e:  # random bytes, an archive (.tar.gz), a table
             raise StoreError(
                 f"{text}: not a text file (byte {e.object[e.start]:#04x} at offset {e.start} is "
@@ -156,8 +157,8 @@ def study_file(text: str, results: str | os.PathLike[str] | None) -> Path:
             f"study '{text}': its design file {source} is gone; allowed: the design's YAML file"
         )
     try:
-        named = yaml.safe_load(Path(source).read_text()).get("study")
-    except (OSError, yaml.YAMLError, AttributeError):
+        named = yaml.safe_load(read_design_text(source)).get("study")
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
         named = None
     if named != text:
         raise DesignError(

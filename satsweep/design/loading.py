@@ -19,7 +19,14 @@ from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.adapters import option_owners
 from satsweep.theory import allowed as allowed_theories
 
-__all__ = ["MAX_ALIASED_NODES", "MAX_RUNS", "first_problem", "load_design"]
+__all__ = [
+    "MAX_ALIASED_NODES",
+    "MAX_DESIGN_BYTES",
+    "MAX_RUNS",
+    "first_problem",
+    "load_design",
+    "read_design_text",
+]
 
 #: The largest design (configurations x replications) satsweep takes without ``--max-runs``:
 #: plan, status and run cost time and memory in proportion to it.
@@ -28,6 +35,24 @@ MAX_RUNS = 1_000_000
 
 class _Refused(yaml.YAMLError):
     """A file the loader refuses; the message says why and what is allowed."""
+
+
+#: The most bytes of a design file read: a list of 10^6 configurations (the most runs without
+#: --max-runs) is a few tens of MB; past it (``/dev/zero`` given as a design) one line.
+MAX_DESIGN_BYTES = 64 << 20
+
+
+def read_design_text(path: str | Path) -> str:
+    """A design file's text, read up to :data:`MAX_DESIGN_BYTES`: past it a refusal (a YAML
+    error, one line, saying the limit); OSError and UnicodeDecodeError as reading raises them."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_DESIGN_BYTES + 1)
+    if len(data) > MAX_DESIGN_BYTES:
+        raise _Refused(
+            f"more than {MAX_DESIGN_BYTES >> 20} MiB; allowed: a design file of at most "
+            f"{MAX_DESIGN_BYTES >> 20} MiB (MAX_DESIGN_BYTES)"
+        )
+    return data.decode("utf-8")
 
 
 class _DuplicateKey(_Refused):
@@ -295,7 +320,7 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     """
     path = Path(path)
     try:
-        raw = _read_yaml(path.read_text(encoding="utf-8"))
+        raw = _read_yaml(read_design_text(path))
     except OSError as e:
         raise DesignError(f"{path}: cannot read the sweep file: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
@@ -375,7 +400,7 @@ def with_analysis_of(path: str | Path, design: Design) -> Design:
     the file and field when the file cannot be read or the section is not allowed."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_design_text(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         said = " ".join(str(e).split())
         raise DesignError(f"{path}: cannot read the sweep file: {said}") from None
