@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +37,7 @@ replications: 2
 #: Holds the store's lock as `satsweep run` does (workflow/run.py's lock_store) until told.
 HOLD = """\
 import sys
+import time
 from pathlib import Path
 from satsweep.workflow.run import lock_store
 with lock_store(Path(sys.argv[1])):
@@ -188,6 +190,7 @@ with open(sys.argv[1], "rb") as handle:
     fcntl.flock(handle, fcntl.LOCK_SH)
     print("looking", flush=True)
     time.sleep(float(sys.argv[2]))
+    print(time.monotonic(), flush=True)  # an instant before the lock is let go
 """
 
 
@@ -207,7 +210,10 @@ def test_a_look_at_the_lock_by_another_command_does_not_refuse_a_run(tmp_path):
     try:
         assert look.stdout.readline() == "looking\n"
         with lock_store(store):  # refused before: the looking process held the file open
-            assert look.poll() is not None  # taken once the look had ended
+            taken = time.monotonic()
+        # Linux's monotonic clock is one for all processes: the lock was taken after the look
+        # ended, not during it (the look's own exit may lag on a busy machine, so not poll()).
+        assert float(look.stdout.readline()) < taken
     finally:
         look.kill()
         look.wait()
