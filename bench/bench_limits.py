@@ -3,7 +3,7 @@
 
 Run: .venv/bin/python bench/bench_limits.py [--listed 100000,1000000] [--resolutions 3,4,5]
 Each design's `plan` runs once as its own process (`--max-runs` its size) on a toy contract
-program written to a temporary folder; its wall time and peak RSS (ru_maxrss) are printed,
+program (tests/programs/many.py); its wall time and peak RSS (ru_maxrss) are printed,
 the time also as a ratio to the baseline measured first in the same run: `plan` of a design of
 two configurations (what starting satsweep and asking the program costs). A list is also set
 beside the full factorial of as many configurations (the ratio list / factorial: what reading
@@ -22,18 +22,8 @@ from pathlib import Path
 
 from satsweep.design.fraction import MAX_FACTORS
 
-#: A contract program of 40 integer parameters p0..p39.
-PROGRAM = """\
-#!{python}
-import json, sys
-if sys.argv[1:] == ["--describe"]:
-    print(json.dumps({{"name": "many", "version": "1", "summary": [
-        {{"name": "y", "type": "float", "help": "nothing"}}], "tables": {{}}, "parameters": [
-        {{"name": f"p{{i}}", "type": "int", "default": 0, "help": "a factor"}}
-        for i in range(40)]}}))
-    sys.exit(0)
-sys.exit(1)
-"""
+#: A contract program of 40 integer parameters p0..p39 (the tests' too).
+PROGRAM = Path(__file__).resolve().parents[1] / "tests" / "programs" / "many.py"
 
 
 def plan(design: Path, runs: int) -> tuple[float, float, str]:
@@ -67,18 +57,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        program = folder / "many.py"
-        program.write_text(PROGRAM.format(python=sys.executable))
-        program.chmod(0o755)
-        base, base_mb, _ = plan(write(folder, "base", program, "factors: {p0: [0, 1]}\n"), 2)
+        base, base_mb, _ = plan(write(folder, "base", PROGRAM, "factors: {p0: [0, 1]}\n"), 2)
         print(f"baseline: plan of 2 configurations {base:.2f} s, peak {base_mb:.0f} MB")
         print(f"\n{'design':>34} {'wall s':>7} {'x base':>7} {'peak MB':>8} {'list/full':>9}")
         for n in (int(x) for x in args.listed.split(",") if x):
             side = int(n**0.5)
             rows = "".join(f"  - {{p0: {i // side}, p1: {i % side}}}\n" for i in range(n))
-            listed = plan(write(folder, f"list{n}", program, "configurations:\n" + rows), n)
+            listed = plan(write(folder, f"list{n}", PROGRAM, "configurations:\n" + rows), n)
             full = f"factors:\n  p0: {list(range(n // side))}\n  p1: {list(range(side))}\n"
-            factorial = plan(write(folder, f"full{n}", program, full), n)
+            factorial = plan(write(folder, f"full{n}", PROGRAM, full), n)
             ratio = f"{listed[0] / factorial[0]:9.2f}"
             for what, (s, mb, _), last in (
                 (f"{n} listed configurations", listed, ratio),
@@ -89,7 +76,7 @@ def main() -> None:
             for k in (4, 8, 12, 16, 18, MAX_FACTORS):
                 factors = "factors:\n" + "".join(f"  p{i}: [0, 1]\n" for i in range(k))
                 design = write(
-                    folder, f"r{resolution}k{k}", program,
+                    folder, f"r{resolution}k{k}", PROGRAM,
                     f"{factors}fraction: {{resolution: {resolution}}}\n",
                 )  # fmt: skip
                 s, mb, size = plan(design, 2**k)

@@ -27,7 +27,7 @@ from satsweep.store import Store
 from satsweep.store.runs import identity
 from tests.support.processes import in_sessions
 from tests.support.stores import as_stored_before, compacted_here
-from tests.support.sweeps import MM1, on_a_full_disk
+from tests.support.sweeps import MM1, mm1_design, on_a_full_disk
 
 
 @pytest.fixture
@@ -129,15 +129,7 @@ def test_sql_exports_with_out_outside_the_store_only(results, tmp_path, capsys):
 
 # -- bad input: one line, exit code 2, nothing written ------------------------------------------
 
-TOY = """\
-study: toy
-program: {program}
-factors:
-  load: [0.3, 0.6]
-fixed:
-  customers: 20
-replications: 1
-"""
+TOY = mm1_design(program="{program}")
 
 
 @pytest.fixture

@@ -16,18 +16,10 @@ import pytest
 
 import satsweep
 from satsweep.store import archive
-from tests.support.sweeps import MM1, stored_study
+from tests.support.sweeps import MM1, mm1_design, stored_study
 from tests.support.cli import run_cli as main
 
-DESIGN = """\
-study: queue
-program: {program}
-factors:
-  load: [0.3, 0.6]
-fixed:
-  customers: 20
-replications: 1
-"""
+DESIGN = mm1_design(program="{program}", study="queue")
 
 
 def rewritten(path: Path, change: Callable[[str, bytes], bytes]) -> None:

@@ -16,8 +16,7 @@ import pytest
 
 from satsweep import cli
 from satsweep.design import load_design
-
-MM1 = Path(__file__).resolve().parents[1] / "docs" / "examples" / "mm1.py"
+from tests.support.sweeps import MM1, mm1_design
 
 #: The body of a hostile program; the test writes DESCRIBE, SUMMARIES (the summary of each
 #: level, 1 first, as raw JSON text: NaN and 2^64 are not Python's to write), PRINT_MB, EXIT and
@@ -190,15 +189,7 @@ def test_a_description_taking_a_reserved_name_is_refused(tmp_path, capsys, descr
 
 # -- item 6: a changed description under the same version ----------------------------------
 
-TOY = """\
-study: toy
-program: ./mm1.py
-factors:
-  load: [0.3, 0.6]
-fixed:
-  customers: 20
-replications: 1
-"""
+TOY = mm1_design()
 
 
 @pytest.fixture(scope="module")

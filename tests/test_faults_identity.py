@@ -28,17 +28,9 @@ from satsweep.store.footer import column_range
 from satsweep.store.layout import row_sha256
 from satsweep.workflow.jobs import provenance, simulate_run
 from tests.support import REPO
-from tests.support.sweeps import MM1
+from tests.support.sweeps import MM1, mm1_design
 
-TOY = """\
-study: toy
-program: ./mm1.py
-factors:
-  load: [0.3, 0.6]
-fixed:
-  customers: 20
-replications: {r}
-"""
+TOY = mm1_design(replications="{r}")
 
 
 def stored(folder: Path, replications: int = 1) -> tuple[Path, Path]:

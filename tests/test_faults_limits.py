@@ -27,17 +27,7 @@ CLI = "import sys; from satsweep import cli; sys.exit(cli.main(sys.argv[1:]))"
 EFFECTS = REPO / "tests" / "programs" / "effects.py"
 
 #: A contract program of 40 integer parameters p0..p39: designs of many factors.
-MANY = """\
-#!{python}
-import json, sys
-if sys.argv[1:] == ["--describe"]:
-    print(json.dumps({{"name": "many", "version": "1", "summary": [
-        {{"name": "y", "type": "float", "help": "nothing"}}], "tables": {{}}, "parameters": [
-        {{"name": f"p{{i}}", "type": "int", "default": 0, "help": "a factor"}}
-        for i in range(40)]}}))
-    sys.exit(0)
-sys.exit(1)
-"""
+MANY = REPO / "tests" / "programs" / "many.py"
 
 
 def _limit_memory() -> None:  # in the child: 1 GiB of address space, enough for satsweep
@@ -69,11 +59,8 @@ def one_line(proc: subprocess.CompletedProcess, command: str) -> str:
 
 
 @pytest.fixture
-def many(tmp_path: Path) -> Path:
-    program = tmp_path / "many.py"
-    program.write_text(MANY.format(python=sys.executable))
-    program.chmod(0o755)
-    return program
+def many() -> Path:
+    return MANY
 
 
 def _factors(k: int) -> str:

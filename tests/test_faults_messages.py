@@ -17,18 +17,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from satsweep.store import archive
-from tests.support.sweeps import MM1, stored_study
+from tests.support.sweeps import MM1, mm1_design, stored_study
 from tests.support.cli import run_cli as main
 
-TOY = """\
-study: toy
-program: ./mm1.py
-factors:
-  load: [0.3, 0.6]
-fixed:
-  customers: 20
-replications: 1
-"""
+TOY = mm1_design()
 
 
 @pytest.fixture(scope="module")

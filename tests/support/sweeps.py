@@ -22,6 +22,15 @@ MM1 = REPO / "docs" / "examples" / "mm1.py"
 NORMAL = REPO / "tests" / "programs" / "normal.py"
 
 
+def mm1_design(program: str = "./mm1.py", study: str = "toy", replications: object = 1) -> str:
+    """The text of a design of the M/M/1 example (load 0.3 and 0.6, 20 customers); a value
+    given as ``"{name}"`` stays a placeholder for ``str.format``."""
+    return (
+        f"study: {study}\nprogram: {program}\nfactors:\n  load: [0.3, 0.6]\nfixed:\n"
+        f"  customers: 20\nreplications: {replications}\n"
+    )
+
+
 def sweep_file(folder: Path, study: str, replications: int, delay: float) -> Path:
     """A design of normal.py (a: lo, hi x b: 1, 2, 3; base_seed 7) in ``folder``, named by its
     study and replications (one study may be written with several)."""
