@@ -88,6 +88,18 @@ log "building OMNeT++ 6.1.0 (headless) and INET 4.5.4 (${INET_FEATURES[*]}) in $
 tar -xzf "$SOURCES/$OMNETPP_TARBALL" -C "$TREE"
 tar -xzf "$SOURCES/$INET_TARBALL" -C "$TREE"
 jobs=$(nproc)
+# A line a minute while the trees compile (INET alone takes 13 to 40 minutes): the stage, the
+# time so far and the objects built, so a silent terminal is never mistaken for a hang.
+(
+  while sleep 60; do
+    objects=$(find "$TREE" -name '*.o' 2>/dev/null | wc -l)
+    stage=OMNeT++
+    [ -f "$TREE/inet-make.log" ] && stage=INET
+    log "$stage compiling: $(((SECONDS - start) / 60)) min so far, $objects objects built"
+  done
+) &
+progress=$!
+trap 'kill "$progress" 2>/dev/null || true' EXIT
 (
   cd "$TREE/omnetpp-6.1.0"
   # The release copy lacks the bundled SQLite amalgamation: build against Debian's libsqlite3.
@@ -115,6 +127,7 @@ jobs=$(nproc)
   make makefiles >"$TREE/inet-make.log" 2>&1 && make -j"$jobs" MODE=release >>"$TREE/inet-make.log" 2>&1 ||
     { tail -n 30 "$TREE/inet-make.log" >&2; exit 1; }
 ) || die "the build failed (logs in $TREE)"
+kill "$progress" 2>/dev/null || true
 touch "$STAMP"
-log "built in $((SECONDS - start)) s: $TREE ($(du -sh "$TREE" | cut -f1))"
+log "built in $((SECONDS - start)) s: $TREE ($(du -sh "$TREE" | cut -f1)); the next setup finds it there at once"
 write_env

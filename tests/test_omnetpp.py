@@ -96,6 +96,38 @@ def test_a_run_is_the_seed_set_and_leaves_no_files_behind(dumbbell, tmp_path):
     assert not any(Path(d).name.startswith("satsweep-omnetpp-") for d in tmp_path.iterdir())
 
 
+def test_two_runs_at_once_write_their_own_files_in_folders_of_their_own(tmp_path):
+    """A model's relative output path (a NED parameter, here INET's pcapFile
+    "results/receiver.pcap", as in INET's tcpclientserver example) lands in each run's working
+    folder, not the study's: two runs at once never write the same file, and the study's
+    folder stays as it was; its NED folder, '.', still loads."""
+    study = tmp_path / "study"
+    shutil.copytree(EXAMPLE, study)
+    ini = study / "omnetpp.ini"
+    ini.write_text(
+        ini.read_text().replace(
+            "[Config Bulk]\n",
+            '[Config Bulk]\n**.crcMode = "computed"\n*.receiver[0].numPcapRecorders = 1\n'
+            '*.receiver[0].pcapRecorder[0].pcapFile = "results/receiver.pcap"\n',
+        )
+    )
+    before = sorted(study.rglob("*"))
+    program = OmnetppAdapter.study(ini, "Bulk")
+    runs = [
+        subprocess.Popen(
+            [str(program.path), *program.args, f"--run={k}", f"--out={tmp_path / f'{k}.json'}"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in (1, 2)
+    ]
+    for proc in runs:
+        assert proc.wait(timeout=300) == 0, proc.stderr.read()
+    summaries = [json.loads((tmp_path / f"{k}.json").read_text())["summary"] for k in (1, 2)]
+    assert summaries[0] != summaries[1]
+    assert sorted(study.rglob("*")) == before  # no results/receiver.pcap in the study's
+
+
 def test_a_failed_run_reports_what_omnetpp_said(tmp_path):
     study = tmp_path / "study"
     shutil.copytree(EXAMPLE, study)

@@ -387,3 +387,21 @@ def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_pat
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
     assert result["params"] == {"queue": 10} and len(result["summary"]) == 1
+
+
+@pytest.mark.omnetpp
+def test_a_trial_run_that_fails_ends_the_import_with_omnetpp_s_message(tmp_path, capsys):
+    """A model that does not run here gets no declaration of placeholders: exit 2, OMNeT++'s
+    error line, nothing written (and nothing in the model's folder: the trial runs in a
+    working folder of its own)."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "Dumbbell.ned").write_text((DUMBBELL / "Dumbbell.ned").read_text())
+    text = (DUMBBELL / "omnetpp.ini").read_text().replace('"TcpSessionApp"', '"NoSuchApp"')
+    ini = write_ini(model, text + "**.ppp[*].queue.packetCapacity = ${queue=10,100}\n")
+    before = sorted(model.rglob("*"))
+    argv = ["import", str(ini), "--config", "Bulk", "--trial-time", "0.5s"]
+    assert satsweep_main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "trial run of run 0 failed" in err and "NoSuchApp" in err, err
+    assert sorted(model.rglob("*")) == before  # no declaration, no design, no results

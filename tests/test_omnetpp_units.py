@@ -154,20 +154,55 @@ def test_the_shipped_declarations_keep_their_units_as_labels(folder, config, uni
 
 
 def test_the_ned_path_keeps_its_separators_out_of_every_folder(tmp_path):
-    """OMNeT++ splits -n at ';' and ':' with no escape: a folder holding one goes relative to
-    the study's folder, or by its real path; one that holds it every way is refused."""
+    """OMNeT++ splits -n at ';' and ':' with no escape: a run names each NED folder by a link
+    of its working folder, which resolves to the folder; a command printed to run anywhere
+    gives a folder holding one by its real path, and refuses one that holds it both ways."""
     study = tmp_path / "a;b" / "study"
     elsewhere = tmp_path / "x:y"
     for folder in (study / "ned", elsewhere / "inet", tmp_path / "inet"):
         folder.mkdir(parents=True)
+    (study / "model.ned").write_text("network Net {}\n")
+    (study / "results").mkdir()  # OMNeT++'s default result folder: not the run's
     (tmp_path / "in;et").symlink_to(tmp_path / "inet")
+    ini = study / "omnetpp.ini"
+    ini.touch()
+    folders = [Path("."), Path("ned"), elsewhere / "inet"]
+    work = adapter.WorkingFolder(study, tmp_path / "work", folders, ini)
+    assert work.ned_path == ".satsweep-ned-0:.satsweep-ned-1:.satsweep-ned-2"
+    assert [(work.path / f".satsweep-ned-{i}").resolve() for i in range(3)] == [
+        study,
+        study / "ned",
+        elsewhere / "inet",
+    ]
+    assert sorted(p.name for p in work.path.iterdir() if not p.name.startswith(".")) == [
+        "model.ned", "ned", "omnetpp.ini", "results"
+    ]  # fmt: skip
+    assert not any((work.path / "results").iterdir()) and work.ini == ini
     plain = [Path("ned"), tmp_path / "inet"]
-    assert adapter.ned_path(plain, study) == f"ned:{tmp_path / 'inet'}"  # as they were
-    above = adapter.ned_path([Path("ned"), tmp_path / "a;b" / "inet"], study)
-    assert above == "ned:../inet"
+    assert adapter.ned_path(plain, tmp_path) == f"{tmp_path / 'ned'}:{tmp_path / 'inet'}"
     assert adapter.ned_path([tmp_path / "in;et"], study) == str(tmp_path / "inet")
     with pytest.raises(adapter.OmnetppError, match=r"the NED folder .*x:y/inet holds ';' or ':'"):
         adapter.ned_path([elsewhere / "inet"], study)
+
+
+def test_an_example_out_of_its_package_s_tree_gets_its_package_root(tmp_path):
+    """INET's examples declare the package they had in INET's tree: copied out, the working
+    folder is made that package's root (a package.ned of its own, the ini through it), and the
+    example's folder is not written."""
+    example = tmp_path / "ber"
+    example.mkdir()
+    (example / "Ber.ned").write_text(
+        "// an example\npackage inet.examples.inet.ber;\n\nnetwork Ber {}\n"
+    )
+    ini = example / "omnetpp.ini"
+    ini.write_text("[General]\nnetwork = Ber\n")
+    work = adapter.WorkingFolder(example, tmp_path / "work", [Path(".")], ini)
+    assert work.ned_path == "." and work.ini == work.path / "omnetpp.ini"
+    assert (work.path / "package.ned").read_text() == "package inet.examples.inet.ber;\n"
+    assert sorted(p.name for p in example.iterdir()) == ["Ber.ned", "omnetpp.ini"]
+    (example / "package.ned").write_text("package inet.examples.inet.ber;\n")  # its own root
+    own = adapter.WorkingFolder(example, tmp_path / "own", [Path(".")], ini)
+    assert own.ned_path == ".satsweep-ned-0" and own.ini == ini
 
 
 def test_a_parameter_may_not_take_an_option_of_the_adapter(tmp_path):

@@ -522,16 +522,15 @@ NED_PATH_SEPARATORS = (";", ":")
 
 
 def ned_path(folders: Sequence[Path], base: Path) -> str:
-    """The NED path (``-n``) of ``folders`` for opp_run running in ``base``. A folder whose
-    path holds a separator (:data:`NED_PATH_SEPARATORS`) is given relative to ``base`` (which
-    leaves out the folders the two share), else by its real path (which resolves a symbolic
-    link of that name), else relative to ``base`` again; OmnetppError when all of them do."""
+    """The NED path (``-n``) of ``folders`` (relative to ``base``) for opp_run running in any
+    folder (``--print-command``): absolute paths; a folder whose path holds a separator
+    (:data:`NED_PATH_SEPARATORS`) by its real path (which resolves a symbolic link of that
+    name); OmnetppError when both do. A run's own working folder names them all cleanly
+    (:class:`WorkingFolder`)."""
 
     def candidates(folder: Path) -> Iterator[str]:  # lazily: a clean path costs no syscall
-        yield str(folder)
-        yield os.path.relpath(base / folder, base)
-        yield (real := os.path.realpath(base / folder))
-        yield os.path.relpath(real, os.path.realpath(base))
+        yield os.path.abspath(base / folder)
+        yield os.path.realpath(base / folder)
 
     entries = []
     for folder in folders:
@@ -541,11 +540,85 @@ def ned_path(folders: Sequence[Path], base: Path) -> str:
         if clean is None:
             raise OmnetppError(
                 f"the NED folder {folder} holds ';' or ':', which OMNeT++ splits its NED path "
-                "at, even relative to the study's folder and resolved; allowed: a folder "
-                "without them (a symbolic link to it will do)"
+                "at, even resolved; allowed: a folder without them (a symbolic link to it will "
+                "do), or the run's own command (a run names its NED folders by links)"
             )
         entries.append(clean)
     return os.pathsep.join(entries)
+
+
+#: The most entries of a study's folder that a run's working folder mirrors.
+MAX_MIRRORED = 10_000
+#: Entries of a study's folder a run's working folder leaves out: OMNeT++'s default result
+#: folder, which a model's relative output paths ("results/server.pcap") name.
+NOT_MIRRORED = frozenset({"results"})
+#: How the working folder's links to the NED folders are named (a dot: the NED loader, which
+#: skips dot files, never scans them as part of the working folder).
+NED_LINK = ".satsweep-ned-"
+
+
+class WorkingFolder:
+    """A run's working folder of its own, ``work``: a symbolic link to each entry of the
+    study's folder ``base`` (but :data:`NOT_MIRRORED`), so that a model's relative input paths
+    resolve as from ``base``, and an empty ``results``, where its relative outputs land instead
+    of the study's folder: two runs at once never write the same file.
+
+    The NED path (:attr:`ned_path`) names each NED folder by a link of its own in ``work``
+    (:data:`NED_LINK`): a short name without OMNeT++'s separators, which OMNeT++ resolves to the
+    folder's real path (it canonicalizes NED folders), so packages resolve as from ``base``. A
+    ``base`` without ``package.ned`` whose NED files declare a package (an example copied out
+    of INET's tree) is given as ``work`` itself with a ``package.ned`` of that package, and the
+    ini through its link there (:attr:`ini`), so that its network's name resolves in that
+    package. OmnetppError beyond :data:`MAX_MIRRORED` entries."""
+
+    def __init__(self, base: Path, work: Path, folders: Sequence[Path], ini: Path) -> None:
+        work.mkdir()
+        with os.scandir(base) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_MIRRORED:
+                    raise OmnetppError(
+                        f"the study's folder {base} holds more than {MAX_MIRRORED} entries, "
+                        "which every run's working folder would link; allowed: a folder of the "
+                        "model's own files"
+                    )
+                if entry.name not in NOT_MIRRORED and not entry.name.startswith(NED_LINK):
+                    (work / entry.name).symlink_to(entry.path)
+        (work / "results").mkdir()
+        self.ini = ini
+        package = declared_package(base)
+        rooted = bool(package) and not (base / "package.ned").exists()
+        if rooted:
+            (work / "package.ned").write_text(f"package {package};\n")
+            self.ini = work / ini.name
+        names = []
+        for i, folder in enumerate(folders):
+            real = Path(os.path.realpath(base / folder))
+            if rooted and real == Path(os.path.realpath(base)):
+                names.append(".")
+                continue
+            (work / f"{NED_LINK}{i}").symlink_to(real)
+            names.append(f"{NED_LINK}{i}")
+        self.path = work
+        self.ned_path = os.pathsep.join(names)
+
+
+#: A NED file's package line (its first statement, after comments).
+PACKAGE_LINE = re.compile(r"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.M)
+
+
+def declared_package(folder: Path) -> str | None:
+    """The package the NED files directly in ``folder`` declare, when they all declare the
+    same one (None when none does, or they differ: OMNeT++ then says what it expects)."""
+    packages = set()
+    for ned in folder.glob("*.ned"):
+        try:
+            with ned.open(encoding="utf-8", errors="replace") as text:
+                head = text.read(65536)  # the package line comes first
+        except OSError:
+            continue
+        found = PACKAGE_LINE.search(head)
+        packages.add(found.group(1) if found else "")
+    return packages.pop() if len(packages) == 1 else None
 
 
 def installation() -> tuple[Path, Path]:
@@ -1147,10 +1220,13 @@ def command_line(
     run_number: int,
     result_dir: str,
     seeds: str = SEEDS[0],
+    work: Path | None = None,
 ) -> list[str]:
-    """The opp_run command of one run (run from the ini's folder): the study's configuration
-    with the given parameters (declared defaults for the rest), its random streams made from
-    ``run_number`` as ``seeds`` says (:data:`SEEDS`), results in ``result_dir``."""
+    """The opp_run command of one run, run in ``work``, which it makes the run's
+    :class:`WorkingFolder` (None: from anywhere, every path absolute): the study's
+    configuration with the given parameters (declared defaults for the rest), its random
+    streams made from ``run_number`` as ``seeds`` says (:data:`SEEDS`), results in
+    ``result_dir``."""
     omnetpp, inet = installation()
     declaration = study.declaration
     # every parameter with a value, defaults too: the declaration, not the ini, says them
@@ -1167,11 +1243,17 @@ def command_line(
         for table in declaration.tables.values()
         for vector in table.vectors
     ]
+    folders = study.ned_folders(inet)
+    if work is None:
+        ned, ini = ned_path(folders, study.base), study.ini
+    else:
+        folder = WorkingFolder(study.base, work, folders, study.ini)
+        ned, ini = folder.ned_path, folder.ini
     return [
         str(omnetpp / "bin" / "opp_run"),
         *("-u", "Cmdenv", "-c", study.config, "-r", "0"),
         "-n",
-        ned_path(study.ned_folders(inet), study.base),
+        ned,
         *(f"-l{lib}" for lib in study.libraries(inet)),
         f"--result-dir={result_dir}",
         "--output-scalar-file=${resultdir}/run.sca",
@@ -1182,7 +1264,7 @@ def command_line(
         "--cmdenv-status-frequency=60s",
         *fingerprint_options(study),
         *options,
-        str(study.ini),
+        str(ini),  # absolute: includes and xmldoc() resolve from its own folder
     ]
 
 
@@ -1275,9 +1357,10 @@ def run(
     # under satsweep's scratch folder for the run when it names one: removed even if we are killed
     within = os.environ.get(SCRATCH_VARIABLE) or None
     with tempfile.TemporaryDirectory(prefix="satsweep-omnetpp-", dir=within) as scratch:
-        command = command_line(study, given, run_number, scratch, seeds)
+        work = Path(scratch) / "work"
+        command = command_line(study, given, run_number, scratch, seeds, work)
         # Cmdenv reports errors on stdout and stderr alike ("<!> Error: ..."): one bounded tail
-        proc = run_tailed(command, study.base)
+        proc = run_tailed(command, work)
         if proc.returncode != 0:
             said = proc.stderr.strip().splitlines()
             sys.stderr.write("\n".join(said[-STDERR_TAIL_LINES:]) + "\n")
@@ -1316,17 +1399,24 @@ def trial(
 ) -> tuple[list[tuple[str, str, str]], str]:
     """Runs run 0 of the configuration for ``seconds`` of simulated time, with INET and
     ``libraries`` loaded, and lists its scalars and statistics as (type, module, name); with
-    what happened, for the declaration."""
+    what happened, for the declaration. OmnetppError, with what OMNeT++ said, when it fails."""
     try:
         omnetpp, inet = installation()
     except OmnetppError:
         return [], "no trial run (OMNeT++ is not installed): name the scalars yourself"
     with tempfile.TemporaryDirectory(prefix="satsweep-import-") as scratch:
+        ini = ini.absolute()
+        try:  # the model's folder untouched
+            folder = WorkingFolder(
+                ini.parent, Path(scratch) / "work", [Path("."), inet / "src"], ini
+            )
+        except OmnetppError as e:
+            return [], f"no trial run ({e}): name the scalars yourself"
         command = [
             str(omnetpp / "bin" / "opp_run"),
             *("-u", "Cmdenv", "-c", config, "-r", "0"),
             "-n",
-            ned_path([Path("."), inet / "src"], ini.parent),  # run in the ini's folder
+            folder.ned_path,
             f"-l{inet / 'src' / 'INET'}",
             *(f"-l{lib}" for lib in libraries),
             f"--result-dir={scratch}",
@@ -1335,19 +1425,21 @@ def trial(
             f"--sim-time-limit={seconds}",
             "--cpu-time-limit=60s",
             "--cmdenv-express-mode=true",
-            str(ini),
+            str(folder.ini),
         ]
         try:
             proc = subprocess.run(
-                command, cwd=ini.parent, capture_output=True, text=True, timeout=120
+                command, cwd=folder.path, capture_output=True, text=True, timeout=120
             )
         except subprocess.TimeoutExpired:
             return [], "the trial run took over 120 s: name the scalars yourself"
         sca = Path(scratch) / "run.sca"
         if proc.returncode != 0 or not sca.is_file():
             said = (proc.stdout + proc.stderr).strip().splitlines()
-            last = said[-1] if said else f"exit code {proc.returncode}"
-            return [], f"the trial run failed ({last[:200]}): name the scalars yourself"
+            errors = [line for line in said if line.startswith("<!> Error")]
+            last = (errors or said or [f"exit code {proc.returncode}"])[-1]
+            # a model that does not run here would get a declaration of placeholders
+            raise OmnetppError(f"the trial run of run 0 failed: {last[:500]}")
         export = subprocess.run(
             [str(omnetpp / "bin" / "opp_scavetool"), "export", "-F", "CSV-R", "-o", "-", str(sca)],
             capture_output=True,
@@ -1385,8 +1477,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--print-command",
         action="store_true",
-        help="print the run's opp_run command (to run from the ini's folder, results in "
-        "./results) instead of running it",
+        help="print the run's opp_run command instead of running it: it runs from any folder "
+        "in a temporary folder of its own, where its results land",
     )
     known, rest = parser.parse_known_args(argv)
     try:
@@ -1406,7 +1498,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _usage(str(e))
     try:
         if known.print_command:
-            print(shlex.join(command_line(study, given, known.run, "results", known.seeds)))
+            command = shlex.join(command_line(study, given, known.run, "results", known.seeds))
+            # a folder of its own, as a run's: the model's relative outputs land there too
+            print(f'cd "$(mktemp -d)" && {command}')
             return 0
         return run(study, given, known.run, known.out, known.seeds)
     except OmnetppError as e:

@@ -44,6 +44,7 @@ from satsweep.engine.omnetpp import (
     ENGINE,
     OMNETPP_UNITS,
     Declaration,
+    OmnetppError,
     _pattern,
     trial,
 )
@@ -723,7 +724,12 @@ def import_config(
                 f"-l {lib}: no lib{lib.name}.so there; allowed: a built shared library, named "
                 "as opp_run's -l takes it (without lib and .so)"
             )
-    rows, note = trial(ini, config, trial_time, libraries) if trial_time else ([], "no trial run")
+    try:
+        rows, note = (
+            trial(ini, config, trial_time, libraries) if trial_time else ([], "no trial run")
+        )
+    except OmnetppError as e:
+        raise IniError(f"{ini}: config: '{config}': {e}") from None
     declared = [os.path.relpath(lib, ini.parent) for lib in libraries]
     declaration = declaration_text(
         study, name, summary_candidates(rows), note, declared, table_candidates(rows)
