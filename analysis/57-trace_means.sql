@@ -18,8 +18,10 @@
 --   SET VARIABLE trace_series = 'connection'; -- a column of trace_table; unset: one series
 --   SET VARIABLE trace_panels = ['pool', 'algorithm'];
 -- Output: panel_order (the first run of the panel in runs_table), the trace_panels columns (level
--- text), x, series (text, '' without trace_series), n, mean, sd; ordered by panel, series (as a
--- number when it is one), x.
+-- text), x, series (text, '' without trace_series), n, mean, sd, low and high (the least and the
+-- most run's value: the range the traces reach), and each run's value (ys) with its
+-- replication (replications), in replication order; ordered by panel, series (as a number when
+-- it is one), x.
 -- The columns are named by variables, so the statement is built as text and run by query().
 CREATE OR REPLACE TEMP TABLE trace_means AS
 FROM query(
@@ -43,7 +45,9 @@ FROM query(
     || array_to_string(list_concat([quoted(f) for f IN getvariable('trace_panels')], ['true']), ', ')
     || ') AS panel_order, * EXCLUDE (first_position) FROM (SELECT min(position) AS first_position'
     || array_to_string([', ' || quoted(f) for f IN getvariable('trace_panels')], '')
-    || ', x, series, count(y) AS n, avg(y) AS mean, stddev_samp(y) AS sd '
+    || ', x, series, count(y) AS n, avg(y) AS mean, stddev_samp(y) AS sd, min(y) AS low, '
+    || 'max(y) AS high, list(replication ORDER BY replication) FILTER (y IS NOT NULL) AS replications, '
+    || 'list(y ORDER BY replication) FILTER (y IS NOT NULL) AS ys '
     || 'FROM per_run GROUP BY ALL) '
     || 'ORDER BY panel_order, try_cast(series AS DOUBLE) NULLS LAST, series, x'
 );

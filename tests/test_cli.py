@@ -156,6 +156,24 @@ def test_studies_lists_each_study_with_its_runs_size_and_last_change(tmp_path, c
     assert toy["bytes"] > 0 and toy["changed"].endswith("+00:00")
 
 
+def test_list_is_studies_and_a_mistyped_command_is_told_the_nearest(tmp_path, capsys):
+    _, results = stored_toy(tmp_path, done=1)
+    code, studies, _ = main(capsys, "studies", "--results", results)
+    assert code == 0
+    code, listed, _ = main(capsys, "list", "--results", results)
+    assert code == 0 and listed == studies and "toy" in listed
+    for typed, near in (("lst", "list"), ("studes", "studies"), ("reprot", "report")):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main([typed, "--results", str(results)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.splitlines()[-1]
+        assert err.startswith(f"satsweep: error: unknown command '{typed}'; allowed: "), err
+        assert f"did you mean `satsweep {near}`" in err
+    with pytest.raises(SystemExit):
+        cli.main(["xyzzy"])
+    assert "did you mean" not in capsys.readouterr().err  # nothing near: the list alone
+
+
 def test_plan_estimates_a_sweep_before_any_run_by_the_programs_cost_hint(tmp_path, capsys):
     """mm1 declares 2e-6 core-seconds per customer: 2 runs of 10^6 customers, 2 s each."""
     toy = tmp_path / "toy.yaml"
@@ -417,9 +435,10 @@ def test_run_and_plan_share_one_cores_option():
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_the_bash_completion_completes_commands_options_and_choices(tmp_path, capsys):
+def test_the_bash_completion_completes_commands_options_and_choices(tmp_path, capsys, monkeypatch):
     """`satsweep completion bash` is a script that, sourced in a real bash, completes a
-    command (verify), an option of a command (--results) and an option's choices."""
+    command (verify), an option of a command (--results), an option's choices and a STUDY by
+    the studies' names."""
     assert cli.main(["completion", "bash"]) == 0
     script = tmp_path / "satsweep.bash"
     script.write_text(capsys.readouterr().out)
@@ -437,6 +456,25 @@ def test_the_bash_completion_completes_commands_options_and_choices(tmp_path, ca
     assert complete("satsweep", "ver") == ["verify"]
     assert complete("satsweep", "status", "--res") == ["--results"]
     assert complete("satsweep", "completion", "") == ["bash", "zsh", "tcsh"]
+
+    # a STUDY: the studies of --results DIR (else $SATSWEEP_RESULTS, else ./results), then
+    # design files and folders; a folder that is no study is offered as a folder only
+    results = tmp_path / "res"
+    for name in ("goyal98-quick", "barakat"):
+        (results / name).mkdir(parents=True)
+        (results / name / "design.json").write_text("{}")
+    (results / "notes").mkdir()
+    (tmp_path / "goyal98-full.yaml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert complete("satsweep", "report", "--results", str(results), "goy") == [
+        "goyal98-quick",
+        "goyal98-full.yaml",
+    ]
+    for command in ("status", "analyze", "run", "sql"):
+        assert "barakat" in complete("satsweep", command, "--results", str(results), ""), command
+    assert "notes" not in complete("satsweep", "status", "--results", str(results), "")
+    monkeypatch.setenv("SATSWEEP_RESULTS", str(results))
+    assert complete("satsweep", "status", "bar") == ["barakat"]
 
 
 def test_the_command_ends_with_its_exit_code_and_everything_it_printed(tmp_path):

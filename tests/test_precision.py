@@ -198,12 +198,13 @@ def test_the_report_shows_the_targets(tmp_path):
     )
     report = sweep.run(load_design(design), cores=2, results=tmp_path / "results")
     from satsweep import cli
+    from satsweep.analysis.formatting import significant
 
     assert cli.main(["report", "normal", "--results", str(tmp_path / "results")]) == 0
     markdown = (tmp_path / "results" / "normal" / "report" / "report.md").read_text()
     r, now = report.rounds[-1].design.replications, report.rounds[-1].reached
     assert f"from 3 to 40 per configuration (docs/precision.md): r = {r}, {6 * r} runs" in markdown
-    assert f"| y | 0.3000 | {now[0].halfwidth:.4f} | met |" in markdown
+    assert f"| y | 0.3 | {significant(now[0].halfwidth)} | met |" in markdown
 
 
 @pytest.mark.slow

@@ -24,12 +24,19 @@ import scipy.stats
 import yaml
 
 from satsweep import analysis, cli, report
+from satsweep.analysis.formatting import significant, with_bounds, with_interval
 from satsweep.design import TraceSettings
 from satsweep.report import tables as report_tables
 from satsweep.report.tables import trace_mean_panels, trace_over_factor, trace_panels
 from satsweep.store import Store
 from satsweep.theory import Reference, theory
 from tests.support import REPO
+
+
+def shown(mean: float, half: float) -> str:
+    """A cell as the one rule writes it (its digits by hand: tests/test_report_truth.py)."""
+    return " ± ".join(with_interval(mean, half))
+
 
 T_95_1 = 6.313751514675043  # scipy.stats.t.ppf(0.95, 1): 90% two-sided, one degree of freedom
 T_975_1 = 12.706204736174696  # scipy.stats.t.ppf(0.975, 1): 95%
@@ -274,7 +281,7 @@ def test_markdown_tables_match_the_analysis(synth: Path) -> None:
     # sd, b) is 24 + 2 * 6 + 3 + k = 39, 40, 41 for b = 0.5, 1, 2
     means = [0.5 - 0.2 + 0.1 + 0.01 + b for b in (-0.1, 0.0, 0.1)]
     half = pooled_half("geo", 0.90)
-    cells = " | ".join(f"{m:.4f} ± {half:.4f}" for m in means)
+    cells = " | ".join(shown(m, half) for m in means)
     assert f"| sd | newreno | {cells} |" in part
     assert "| drop | flavor | bufferRtt = 0.5 | bufferRtt = 1 | bufferRtt = 2 |" in part
     assert (
@@ -283,7 +290,8 @@ def test_markdown_tables_match_the_analysis(synth: Path) -> None:
     )
     assert (
         "Intervals: each cell's 90% interval uses the pooled error of the first-order model "
-        f"(the ANOVA's error term: standard error {half * math.sqrt(2) / scipy.stats.t.ppf(0.95, 30):.4f}, "
+        f"(the ANOVA's error term: standard error "
+        f"{significant(half * math.sqrt(2) / scipy.stats.t.ppf(0.95, 30))}, "
         "30 degrees of freedom"
     ) in part
 
@@ -304,8 +312,8 @@ def test_markdown_tables_match_the_analysis(synth: Path) -> None:
     assert result.terms[-1].term == "error"
     for level, effect in result.effects["flavor"].items():
         mark = " * |" if effect.significant else "  |"
-        ci = f"[{effect.ci[0]:.4f}, {effect.ci[1]:.4f}]"
-        assert f"| flavor | {level} | {effect.effect:.4f} | {ci} |{mark}" in part
+        value, ci = with_bounds(effect.effect, effect.ci)
+        assert f"| flavor | {level} | {value} | {ci} |{mark}" in part
     assert result.effects["flavor"]["vanilla"].significant  # effects of 0.2 with a tiny error
 
 
@@ -462,7 +470,7 @@ def test_an_interval_past_a_declared_bound_is_flagged(tmp_path: Path) -> None:
     half = scipy.stats.t.ppf(0.95, 30) * math.sqrt(2 * (18 * 0.002**2 + 6 * 0.0025**2) / 30)
     half /= math.sqrt(2)
     assert 0.9975 + half > 1
-    assert f"0.9975 ± {half:.4f} †" in fairness
+    assert f"{shown(0.9975, half)} †" in fairness
     assert "† The interval runs past 1, a bound fairness cannot cross" in fairness
     assert "†" not in section(markdown, "wan", "efficiency")  # no bound declared
 
@@ -592,14 +600,17 @@ def test_the_curve_table_s_interval_is_the_t_interval_of_the_cell(curves_store: 
     level = f"{buffer:g}"
     [row] = [r for r in table.splitlines() if r.startswith(f"| flavor={flavor} | {level} |")]
     simulated, share, halved = (c.strip() for c in row.strip("|").split("|")[2:])
-    mean, shown = (float(v) for v in simulated.split(" ± "))
-    assert mean == pytest.approx(statistics.mean(values), abs=5e-5)
-    assert shown == pytest.approx(half, abs=5e-5) and half > 0
-    assert float(share) == pytest.approx(buffer / (1 + buffer), abs=5e-5)
-    assert halved == ("" if flavor == "reno" else f"{buffer:.4f}")
+    mean, shown_half = (float(v) for v in simulated.split(" ± "))
+    # the interval to two significant digits, the mean to the same decimal place
+    mean_text, half_text = simulated.split(" ± ")
+    assert mean == pytest.approx(statistics.mean(values), abs=half / 10)
+    assert len(mean_text.split(".")[1]) == len(half_text.split(".")[1])
+    assert shown_half == pytest.approx(half, rel=0.1) and half > 0
+    assert float(share) == pytest.approx(buffer / (1 + buffer), rel=1e-5)
+    assert halved == ("" if flavor == "reno" else f"{buffer:g}")
     # the same interval as the results table's cell, and the theory's line listed once
-    assert f"{statistics.mean(values):.4f} ± {half:.4f}" in part.split("#### Results", 1)[1]
-    assert part.count("Theory (./toy_theory.py), dotted: one RTT at x = 1.0000.") == 1
+    assert shown(statistics.mean(values), half) in part.split("#### Results", 1)[1]
+    assert part.count("Theory (./toy_theory.py), dotted: one RTT at x = 1.") == 1
     assert "simulated and predicted" not in section_of(curves_store, "fairness")
 
 

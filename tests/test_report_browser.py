@@ -111,3 +111,31 @@ def test_the_probe_sees_a_figure_that_does_not_load(tmp_path: Path) -> None:
     seen = probed(page, tmp_path)
     assert seen["problems"] == [f"failed to load {missing}"]
     assert [src for src, _, width in seen["images"] if width == 0] == [missing]
+
+
+def test_the_results_table_shows_the_digits_that_tell_the_cells_apart(tmp_path: Path) -> None:
+    """A study with a large mean and a small effect (tests/programs/bulk.py: 72647912 bytes,
+    -300 and +300 by flavor, noise 50, r = 3): the page as the browser renders it shows each
+    cell's mean with every digit and its interval to two significant digits (the cells differ
+    in their fourth digit: 7.265e+07 would hide the effect), no exponent anywhere; every
+    figure, its trace of the window included, loads."""
+    from tests.test_report_truth import bulk_design
+
+    results = stored_study(tmp_path, bulk_design("bulk", 3, 50, traces=True))
+    assert cli.main(["report", "bulk", "--results", str(results)]) == 0
+    page = results / "bulk" / "report" / "index.html"
+    proc = chromium("--dump-dom", page.as_uri(), tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    tables = re.findall(r"<table>(.*?)</table>", proc.stdout, re.S)
+    (results_table,) = [t for t in tables if "flavor = reno" in t]
+    cells = re.findall(r'<td class="r">([^<]*)</td>', results_table)
+    assert len(cells) == 2
+    shown = [re.fullmatch(r"(\d{8}) ± (\d{2,3})", cell) for cell in cells]
+    assert all(shown), cells
+    (reno, reno_half), (cubic, cubic_half) = (
+        (int(a), int(b)) for a, b in (m.groups() for m in shown)
+    )
+    assert 500 < cubic - reno < 700 and reno_half == cubic_half  # the effect, in plain sight
+    assert "e+" not in "".join(re.findall(r"<td[^>]*>([^<]*)</td>", proc.stdout))
+    seen = probed(page, tmp_path)
+    assert seen["problems"] == [] and all(width > 0 for _, _, width in seen["images"])

@@ -510,7 +510,7 @@ def test_a_theory_file_beside_a_design_is_drawn_in_its_report(tmp_path: Path):
     markdown = (results / "queue" / "report" / "report.md").read_text()
     table = markdown.split("#### mean_wait: simulated and predicted (./pk.py)\n\n", 1)[1]
     assert table.startswith("| series | load | simulated | Pollaczek-Khinchine |")
-    for service, load, wait in [("exp", "0.3", "0.4286"), ("det", "0.7", "1.1667")]:
+    for service, load, wait in [("exp", "0.3", "0.428571"), ("det", "0.7", "1.16667")]:
         [row] = [r for r in table.splitlines() if r.startswith(f"| service={service} | {load} |")]
         assert row.rstrip(" |").endswith(f"| {wait}")
 

@@ -18,7 +18,13 @@ Typical use, e.g. from a report generator::
             result.allocation_percent, result.effects["flavor"]["SACK"].ci, ...
 """
 
-from satsweep.analysis.dataset import Dataset, analyze, analyze_by, resolve_source
+from satsweep.analysis.dataset import (
+    Dataset,
+    analyze,
+    analyze_by,
+    identical_responses,
+    resolve_source,
+)
 from satsweep.analysis.formatting import format_markdown, to_json
 from satsweep.analysis.results import (
     DEFAULT_CONFIDENCE,
@@ -50,6 +56,7 @@ __all__ = [
     "analyze",
     "analyze_by",
     "format_markdown",
+    "identical_responses",
     "resolve_source",
     "study_design",
     "to_json",

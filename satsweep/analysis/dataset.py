@@ -8,6 +8,7 @@ SciPy) for the confidence intervals, and reads the result tables into an :class:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,8 +31,18 @@ from satsweep.analysis.results import (
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["Dataset", "analyze", "analyze_by", "resolve_source", "t_quantile"]
+__all__ = [
+    "Dataset",
+    "analyze",
+    "analyze_by",
+    "identical_responses",
+    "resolve_source",
+    "t_quantile",
+]
 
+#: A cell's sample deviation at most this fraction of its mean is identical values summed in
+#: another order, not a spread.
+IDENTICAL_NOISE = 1e-12
 _RESERVED = ("obs_id", "y")  # the columns of `design` besides the factors
 # Which files 01-source.sql reads (by the same suffixes), and which names look like files.
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -230,7 +241,20 @@ class Dataset:
                 raise AnalysisError(f"{by}={group}: {e}") from None
             raise
         sql.run(self._con, *sql.STATISTICS)
-        return self._assemble(response, factors, model, confidence, by, group)
+        result = self._assemble(response, factors, model, confidence, by, group)
+        if result.replications < 2 or not self._identical(response, factors, by, group):
+            return result
+        return dataclasses.replace(result, identical_replications=True)
+
+    def _identical(
+        self, response: str, factors: tuple[str, ...], by: str | None, group: str | None
+    ) -> bool:
+        """Whether every cell of ``factors`` with two runs or more has a single value of
+        ``response`` (its sample deviation 0, or below float noise of its mean)."""
+        cells = [c for c in self.cells(response, factors, by=by, group=group) if c.n >= 2]
+        return bool(cells) and all(
+            c.stddev is not None and c.stddev <= IDENTICAL_NOISE * abs(c.mean) for c in cells
+        )
 
     def analyze_by(
         self,
@@ -354,6 +378,40 @@ class Dataset:
             defining_relation=defining[0] if defining else None,
             aliases=aliases,
         )
+
+
+def identical_responses(runs_table: str | os.PathLike[str], responses: Sequence[str]) -> list[str]:
+    """The ``responses`` (numeric columns of a study's ``runs.parquet``) whose replications are
+    identical in every configuration that has two or more (a program that ignores --run, as
+    ns-3's tcp-bulk-send ignores its stream); none without such a configuration. What ``run``
+    says at its end (:data:`~satsweep.analysis.formatting.NO_INTERVALS_IDENTICAL`)."""
+
+    def quoted(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    import duckdb  # late: slow to import
+
+    if not responses:
+        return []
+    con = duckdb.connect()  # no macros: one plain query
+    try:
+        per_config = ", ".join(
+            f"count({quoted(r)}) AS n{i}, stddev_samp({quoted(r)}) AS sd{i}, "
+            f"avg({quoted(r)}) AS mean{i}"
+            for i, r in enumerate(responses)
+        )
+        verdicts = ", ".join(
+            f"count(*) FILTER (n{i} >= 2) > 0 AND "
+            f"bool_and(n{i} < 2 OR sd{i} <= {IDENTICAL_NOISE} * abs(mean{i}))"
+            for i in range(len(responses))
+        )
+        row = con.execute(
+            f"SELECT {verdicts} FROM (SELECT {per_config} FROM read_parquet(?) GROUP BY config_id)",
+            [str(runs_table)],
+        ).fetchone()
+    finally:
+        con.close()
+    return [r for r, identical in zip(responses, row or (), strict=False) if identical]
 
 
 def analyze(

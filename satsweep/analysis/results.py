@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 __all__ = [
@@ -96,6 +96,20 @@ class Analysis:
     # estimate is; the signs hold for the second level of each factor in the analysis' order
     defining_relation: str | None = None
     aliases: dict[str, str] = field(default_factory=dict)
+    # every cell's replications gave one value (a program that ignores its stream): the error
+    # says nothing of run-to-run spread; what is shown (analyze, the report, the JSON) has no
+    # intervals then (:meth:`shown_effects`), the numbers here stay as computed
+    identical_replications: bool = False
+
+    def shown_effects(self) -> dict[str, dict[str, Effect]]:
+        """The effects as shown: without intervals or significance when the replications are
+        identical (:attr:`identical_replications`), else as computed."""
+        if not self.identical_replications:
+            return self.effects
+        return {
+            factor: {level: replace(e, ci=None, significant=None) for level, e in levels.items()}
+            for factor, levels in self.effects.items()
+        }
 
     def alias_set(self, term: str) -> str:
         """What the estimate of ``term`` (a factor, ``a:b``, ...) is: its alias set in a
@@ -119,12 +133,15 @@ class Analysis:
 
     def to_dict(self) -> dict[str, Any]:
         """The structure of ``goyal98-wan-anova.json`` (full precision; None for undefined),
-        with a fraction's ``defining_relation`` and ``aliases`` (term -> alias set)."""
+        with a fraction's ``defining_relation`` and ``aliases`` (term -> alias set), and
+        ``identical_replications: true`` (and no intervals) when they are."""
         fraction = (
             {"defining_relation": self.defining_relation, "aliases": self.aliases}
             if self.defining_relation is not None
             else {}
         )
+        if self.identical_replications:
+            fraction = fraction | {"identical_replications": True}
         return fraction | {
             "n": self.n,
             "mean": self.mean,
@@ -140,6 +157,6 @@ class Analysis:
                     level: {"effect": e.effect, "ci": list(e.ci) if e.ci else None}
                     for level, e in levels.items()
                 }
-                for factor, levels in self.effects.items()
+                for factor, levels in self.shown_effects().items()
             },
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import difflib
 import os
 import platform
 import sys
@@ -87,9 +88,27 @@ def versions() -> str:
     )
 
 
+def _unknown_command(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The error for a first word that is no command (``satsweep lst``): every command, then
+    the nearest ones ("did you mean"); None when it is a command, or an option comes first."""
+    if not argv or argv[0].startswith("-"):
+        return None  # --version, --help: argparse's own
+    (commands,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    names, word = list(commands.choices), argv[0]
+    if word in names:
+        return None
+    near = difflib.get_close_matches(word, names, n=2, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(f'`satsweep {n}`' for n in near)}?" if near else ""
+    return f"unknown command '{word}'; allowed: {', '.join(names)}{hint}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `satsweep` command."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    said = _unknown_command(parser, argv)
+    if said is not None:
+        parser.error(said)
     args, extra = parser.parse_known_args(argv)
     if args.command == "simulate":
         args.flags = extra

@@ -48,14 +48,47 @@ def add_results_option(p: argparse.ArgumentParser) -> None:
     ).complete = shtab.DIRECTORY  # type: ignore[attr-defined]
 
 
+#: Bash's completion of a STUDY: the studies of the results directory (--results DIR on the
+#: line, else $SATSWEEP_RESULTS, else ./results: folders with a design.json or a runs.parquet,
+#: as :func:`study_names` has them), then design files and folders.
+_BASH_STUDIES = r"""
+_satsweep_studies() {
+  local dir="${SATSWEEP_RESULTS:-results}" i d
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    if [[ ${COMP_WORDS[i]} == --results ]]; then
+      d="${COMP_WORDS[i+1]}"
+      [[ $d == = ]] && d="${COMP_WORDS[i+2]}"
+      dir="${d/#\~/$HOME}"
+    fi
+  done
+  for d in "$dir"/*/; do
+    d="${d%/}"
+    if [[ ( -f $d/design.json || -f $d/runs.parquet ) && ${d##*/} == "$1"* ]]; then
+      echo "${d##*/}"
+    fi
+  done
+  compgen -f -X '!*.y*ml' -- "$1"
+  compgen -d -- "$1"
+}
+"""
+#: shtab's completion of a STUDY argument: study names (bash), else files.
+STUDY_COMPLETION = {
+    "bash": "_satsweep_studies",
+    "zsh": "_files",
+    "tcsh": "f",
+    "preamble": {"bash": _BASH_STUDIES},
+}
+
+
 def add_study_argument(p: argparse.ArgumentParser, dest: str = "study") -> None:
-    """The STUDY argument of every command that takes a study: its design file or its name."""
+    """The STUDY argument of every command that takes a study: its design file or its name
+    (completed as :data:`STUDY_COMPLETION`)."""
     p.add_argument(
         dest,
         metavar="STUDY",
         help="the design's YAML file (e.g. sweeps/goyal98-quick.yaml) or the study's name "
         "(e.g. goyal98-quick: its store in --results)",
-    ).complete = shtab.FILE  # type: ignore[attr-defined]
+    ).complete = STUDY_COMPLETION  # type: ignore[attr-defined]
 
 
 def is_design_file(text: str) -> bool:

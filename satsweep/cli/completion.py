@@ -28,7 +28,8 @@ def _completion(args: argparse.Namespace) -> int:
     """Prints the completion script for SHELL. Install it once, e.g. for bash
     `satsweep completion bash > ~/.local/share/bash-completion/completions/satsweep`, or for zsh
     `satsweep completion zsh > "${fpath[1]}/_satsweep"`; a new shell then completes commands,
-    options and their choices, and design files where a study is asked."""
+    options and their choices, and where a study is asked, in bash the studies of --results DIR
+    (else $SATSWEEP_RESULTS, else ./results) and design files (other shells: files)."""
     # the whole parser, this command's included: the one that parsed args (its default
     # ``parser``), so that this module need not import its package back
     print(shtab.complete(args.parser, shell=args.shell), end="")

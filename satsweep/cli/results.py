@@ -10,6 +10,7 @@ from pathlib import Path
 from satsweep import analysis, report
 from satsweep.cli.common import (
     DESIGN_SUFFIXES,
+    STUDY_COMPLETION,
     Subparsers,
     add_results_option,
     add_study_argument,
@@ -155,7 +156,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
         metavar="STUDY",
         help="the design's YAML file or the study's name (its store in --results), or a "
         "Parquet/CSV file of runs",
-    )
+    ).complete = STUDY_COMPLETION  # type: ignore[attr-defined]
     _add_responses_option(
         p,
         "e.g. efficiency (default for a study: its design's "

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from satsweep.analysis.formatting import LEAST_DIGITS, MOST_DIGITS, significant
 from satsweep.cli.common import (
+    STUDY_COMPLETION,
     Subparsers,
     add_results_option,
     error,
@@ -42,7 +44,7 @@ def add(commands: Subparsers) -> None:
         metavar="STUDY",
         help="one study's store: its design's YAML file or its name (as --study; default: "
         "every study, unioned)",
-    )
+    ).complete = STUDY_COMPLETION  # type: ignore[attr-defined]
     p.add_argument("query", help='e.g. "SELECT link, avg(efficiency) FROM runs GROUP BY link"')
     p.add_argument("--study", metavar="STUDY", help="the same as STUDY before the query")
     p.add_argument(
@@ -60,6 +62,16 @@ def add(commands: Subparsers) -> None:
         "--out",
         metavar="FILE",
         help="write the result to FILE.csv or FILE.parquet (outside every store) instead",
+    )
+    p.add_argument(
+        "--digits",
+        type=_digits,
+        default=LEAST_DIGITS,
+        metavar="N",
+        help=f"significant digits of a number in the printed table, 1 to {MOST_DIGITS} "
+        f"(default {LEAST_DIGITS}; every digit of a whole part is printed: 72647912, not "
+        f"7.26479e+07; {MOST_DIGITS}: a double's full precision, as --csv and "
+        "--json always print)",
     )
     p.add_argument(
         "--timeout",
@@ -160,18 +172,35 @@ def _query(args: argparse.Namespace) -> int:
     elif args.json:
         print(json.dumps([dict(zip(columns, row)) for row in rows], indent=1, default=str))
     else:
-        print_result(columns, rows, Console())
+        print_result(columns, rows, Console(), args.digits)
     return 0
 
 
-def _cell(value: object) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+def _digits(text: str) -> int:
+    """--digits: an integer from 1 to MOST_DIGITS."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MOST_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed; allowed: an integer from 1 to {MOST_DIGITS}"
+        )
+    return value
 
 
-def print_result(columns: list[str], rows: list[tuple], console: Console) -> None:
+def _cell(value: object, digits: int) -> str:
+    return significant(value, digits) if isinstance(value, float) else str(value)
+
+
+def print_result(
+    columns: list[str], rows: list[tuple], console: Console, digits: int = LEAST_DIGITS
+) -> None:
     """A query's result as a table, or, when its columns cannot get MIN_COLUMN_WIDTH each in
     the console's width (a wide result in a narrow terminal, which a table would squeeze into
-    an empty grid), one record per block: ``column: value`` lines under ``-[ RECORD n ]-``."""
+    an empty grid), one record per block: ``column: value`` lines under ``-[ RECORD n ]-``;
+    numbers to ``digits`` significant digits (:func:`~satsweep.analysis.formatting.significant`:
+    their whole part always)."""
     if len(columns) * (MIN_COLUMN_WIDTH + 3) + 1 <= console.width:  # 3: a cell's border, pads
         from rich.table import Table
 
@@ -179,13 +208,15 @@ def print_result(columns: list[str], rows: list[tuple], console: Console) -> Non
         for name in columns:
             table.add_column(name)
         for row in rows:
-            table.add_row(*(_cell(v) for v in row))
+            table.add_row(*(_cell(v, digits) for v in row))
         console.print(table)
         return
     width = max(len(name) for name in columns)
     for n, row in enumerate(rows, 1):
         console.print(f"-[ RECORD {n} ]-", highlight=False, markup=False)
         for name, value in zip(columns, row, strict=True):
-            console.print(f"{name.ljust(width)} | {_cell(value)}", highlight=False, markup=False)
+            console.print(
+                f"{name.ljust(width)} | {_cell(value, digits)}", highlight=False, markup=False
+            )
     if not rows:
         console.print(f"(no rows; columns: {', '.join(columns)})", highlight=False, markup=False)

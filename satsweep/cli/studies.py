@@ -34,6 +34,7 @@ def add(commands: Subparsers) -> None:
     """Adds ``studies``."""
     p = commands.add_parser(
         "studies",
+        aliases=["list"],  # what a new user types first
         help="list the studies in the results directory: runs done/failed/missing, size, "
         "last change",
         description=_studies.__doc__,

@@ -28,8 +28,15 @@ against ``x``, a line per value of ``series``, the theory's references of that c
 With ``replications: mean`` (``57-trace_means.sql``), a line through the mean over the
 configuration's replications at each x with its t interval at the report's confidence as a band;
 with x a factor, a panel per configuration of the other factors and each run's rows averaged per
-series first, error bars at each level (log x as the curves). The caption names the number of
-replications and the confidence.
+series first, error bars at each level (log x as the curves); with fewer than 3 replications
+behind a panel's points each run drawn thin with their mean instead (no t interval of one
+degree of freedom), and a band never past the range the runs reach (the caption says where it
+is cut). The panels share their y scale; a line is named by its series' value. The caption
+names the number of replications and the confidence.
+
+Numbers follow one rule (:mod:`satsweep.analysis.formatting`): an interval to two significant
+digits, its value to the same place; a value alone with the digits that tell it from its
+neighbours. A study whose replications are all identical is told so, without intervals.
 
 ``index.html`` opens with a table of contents linking every section and figure. The defaults
 of the analysis come from the recorded design, its ``analysis`` section from the design file

@@ -26,6 +26,7 @@ from satsweep.analysis.compare import (
     ResponseComparison,
     RunDifference,
 )
+from satsweep.analysis.formatting import with_bounds
 from satsweep.report.document import Block, confidence_label, html_page, markdown, number, table
 from satsweep.report.write import ReportError, _slug, _swap_in
 
@@ -50,8 +51,9 @@ _FIGURE_DPI = 110
 
 
 def _difference(mean: float | None, ci: tuple[float, float] | None) -> str:
-    """A difference with its interval: ``5.4525 [4.8931, 6.0119]``."""
-    return number(mean) + (f" [{number(ci[0])}, {number(ci[1])}]" if ci is not None else "")
+    """A difference with its interval, as the one rule has them: ``5.5 [4.89, 6.01]``."""
+    value, interval = with_bounds(mean, ci)
+    return value + (f" {interval}" if interval is not None else "")
 
 
 def _correction(comparison: Comparison) -> str:

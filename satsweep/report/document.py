@@ -8,6 +8,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from satsweep.analysis.formatting import significant
+
 __all__ = ["Block", "confidence_label", "html_page", "markdown", "number", "percent", "table"]
 
 
@@ -22,11 +24,10 @@ def percent(value: float | None) -> str:
 
 
 def number(value: float | None) -> str:
-    """A mean, an effect or an interval bound: four decimals (four significant digits from
-    1000 on), ``n/a`` when undefined."""
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    return f"{value:.4f}" if abs(value) < 1000 else f"{value:.4g}"
+    """A value shown alone (a standard error, a theory's prediction): six significant digits,
+    no exponent (:func:`satsweep.analysis.formatting.significant`); ``n/a`` when undefined.
+    A value with its interval: :func:`~satsweep.analysis.formatting.with_interval`."""
+    return significant(value)
 
 
 @dataclass(frozen=True)

@@ -7,44 +7,91 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from satsweep.analysis import Analysis, Dataset
+from satsweep.analysis.formatting import NO_INTERVALS_IDENTICAL
 from satsweep.analysis.study import StudyDesign
 from satsweep.design import TraceSettings
 from satsweep.report.document import confidence_label
-from satsweep.report.tables import Curve, TracePanel, marginal_means
+from satsweep.report.tables import (
+    Curve,
+    TracePanel,
+    marginal_means,
+    trace_range,
+)
 from satsweep.theory import Reference
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "curves_figure",
     "effects_figure",
     "interactions_figure",
     "numeric_levels",
+    "series_label",
     "trace_labels",
     "traces_figure",
 ]
 
 _FIGURE_DPI = 110
+#: The axes' tick labels: never an offset (``+7.264e7``, under which a relative change of 1e-5
+#: fills the axis and looks dramatic), plain numbers from 1e-4 to 1e9.
+_AXIS_STYLE = {"axes.formatter.useoffset": False, "axes.formatter.limits": (-4, 9)}
+#: The least gap (pixels) between two x tick labels; a label closer to the last one shown is
+#: left blank (levels 0, 0.1 and 0.2 on a narrow axis printed as "00.10.2").
+_TICK_GAP = 4
+
+
+def _subplots(fig: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fig.subplots`` with the axes' tick style (:data:`_AXIS_STYLE`)."""
+    import matplotlib
+
+    with matplotlib.rc_context(_AXIS_STYLE):
+        return fig.subplots(*args, **kwargs)
+
+
+def _save(fig: Any, path: Path) -> Any:
+    """Saves ``fig`` at ``path`` as PNG, its x tick labels that would overprint the one before
+    left blank; returns the figure (the tests read its axes)."""
+    fig.draw_without_rendering()  # lays the figure out: the labels' extents are final
+    for ax in fig.axes:
+        ticks, labels = ax.get_xticks(), ax.get_xticklabels()
+        kept, right = [], -math.inf
+        for label in labels:
+            box = label.get_window_extent() if label.get_text() else None
+            if box is not None and box.x0 < right + _TICK_GAP:
+                kept.append("")
+                continue
+            kept.append(label.get_text())
+            if box is not None:
+                right = box.x1
+        if kept != [label.get_text() for label in labels]:
+            ax.set_xticks(ticks, kept)
+    fig.savefig(path)
+    return fig
 
 
 def _title(heading: str, result: Analysis, what: str) -> str:
     return f"{heading} · {result.response}: {what}"
 
 
-def effects_figure(heading: str, result: Analysis, path: Path, study: StudyDesign) -> None:
+def effects_figure(heading: str, result: Analysis, path: Path, study: StudyDesign) -> Figure:
     """One panel per factor: the effect of each level with its interval as an error bar (filled
     marker: significant), a dashed line at 0; titled ``heading`` · response, axes labelled with
-    the study's units; PNG at ``path``."""
+    the study's units; PNG at ``path``. Without intervals (no error degrees of freedom, or
+    identical replications) a note below the axes says why."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
     from matplotlib.lines import Line2D
 
     k = len(result.factors)
     fig = Figure(figsize=(max(6.4, 3.0 * k + 0.8), 4.4), dpi=_FIGURE_DPI, layout="constrained")
-    axes = fig.subplots(1, k, sharey=True, squeeze=False)[0]
-    with_ci = result.standard_error is not None
+    axes = _subplots(fig, 1, k, sharey=True, squeeze=False)[0]
+    shown = result.shown_effects()
+    with_ci = any(e.ci is not None for levels in shown.values() for e in levels.values())
     for ax, factor in zip(axes, result.factors, strict=True):
-        effects = list(result.effects[factor].values())
+        effects = list(shown[factor].values())
         x = list(range(len(effects)))
         for xi, e in zip(x, effects, strict=True):
             face = "C0" if e.significant else "white"
@@ -81,32 +128,47 @@ def effects_figure(heading: str, result: Analysis, path: Path, study: StudyDesig
         ]
         labels = ["significant (CI excludes 0)", "not significant"]
         fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=9)
-    else:
-        fig.text(0.5, 0.01, "no error degrees of freedom: no confidence intervals", ha="center")
-    fig.savefig(path)
+    else:  # below the axes' labels, laid out with them (a note put by hand overlapped them)
+        fig.supxlabel(
+            NO_INTERVALS_IDENTICAL.split(";")[0] + ": no confidence intervals"
+            if result.identical_replications
+            else "no error degrees of freedom: no confidence intervals",
+            fontsize=9,
+        )
+    return _save(fig, path)
 
 
 def interactions_figure(
     data: Dataset, heading: str, result: Analysis, path: Path, study: StudyDesign
-) -> bool:
+) -> Figure | None:
     """Lines of the mean response over the column factor's levels, one per level of each other
-    factor (a panel each); False (no figure) with a single factor."""
+    factor (a panel each), the figure returned; None (no figure) with a single factor. Numeric
+    levels are placed as the curves place them (:func:`_level_axis`: linear, or log for
+    ratios), others evenly; the lines are moved a little apart along x, so that identical ones
+    do not hide each other."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
 
     x_factor, others = result.factors[-1], result.factors[:-1]
     if not others:
-        return False
+        return None
     k = len(others)
     fig = Figure(figsize=(max(6.4, 3.4 * k + 0.8), 4.6), dpi=_FIGURE_DPI, layout="constrained")
-    axes = fig.subplots(1, k, sharey=True, squeeze=False)[0]
+    axes = _subplots(fig, 1, k, sharey=True, squeeze=False)[0]
     x_levels = list(result.effects[x_factor])
-    x = list(range(len(x_levels)))
+    numbers = numeric_levels(x_levels, least=2)
+    x = numbers if numbers is not None else list(range(len(x_levels)))
+    log = numbers is not None and _log_x(numbers)
     markers = "osD^v<>ph*"
     for ax, factor in zip(axes, others, strict=True):
-        for i, (level, means) in enumerate(marginal_means(data, result, factor, x_factor).items()):
-            ax.plot(x, means, marker=markers[i % len(markers)], label=level)
-        ax.set_xticks(x, x_levels)
-        ax.set_xlim(-0.3, len(x_levels) - 0.7)
+        lines = marginal_means(data, result, factor, x_factor)
+        for i, (level, means) in enumerate(lines.items()):
+            ax.plot(_dodged(x, i, len(lines), log), means, marker=markers[i % len(markers)],
+                    label=level)  # fmt: skip
+        if numbers is not None:
+            _level_axis(ax, numbers)
+        else:
+            ax.set_xticks(x, x_levels)
+            ax.set_xlim(-0.3, len(x_levels) - 0.7)
         ax.set_xlabel(study.label(x_factor))
         ax.set_title(f"{factor} x {x_factor}", fontsize=10)
         ax.legend(title=factor, fontsize=8, title_fontsize=9)
@@ -118,8 +180,7 @@ def interactions_figure(
         + "\n(mean over the other factors and the replications)",
         fontsize=11,
     )
-    fig.savefig(path)
-    return True
+    return _save(fig, path)
 
 
 def numeric_levels(levels: Sequence[str], least: int = 3) -> list[float] | None:
@@ -160,7 +221,7 @@ def curves_figure(
 
     x_factor = result.factors[-1]
     fig = Figure(figsize=(9.6, 5.4), dpi=_FIGURE_DPI, layout="constrained")
-    ax = fig.subplots()
+    ax = _subplots(fig)
     markers = "osD^v<>ph*"
     log = _log_x([x for c in curves for x in c.x])
     for i, curve in enumerate(curves):
@@ -196,7 +257,7 @@ def curves_figure(
         else f"against {x_factor} (one run per cell: no intervals)"
     )
     ax.set_title(_title(heading, result, what), fontsize=11)  # beside the legend, not over it
-    fig.savefig(path)
+    return _save(fig, path)
 
 
 def _log_x(xs: Sequence[float]) -> bool:
@@ -266,35 +327,74 @@ def _mean_line(
     ax: Any,
     xs: Sequence[float],
     means: Sequence[float | None],
-    halves: Sequence[float | None],
+    band: tuple[list[float], list[float]],
     factor_x: bool,
     label: str,
     style: dict[str, Any],
 ) -> None:
     """Means over replications: over a factor, a line through the levels with error bars;
-    over a column (e.g. time), a line with its interval as a shaded band. A point without a
+    over a column (e.g. time), a line with its interval as a shaded band; ``band``: the
+    interval's bounds at each point (:meth:`TracePanel.band`, NaN: none). A point without a
     mean (no run has a value there) leaves a gap, one without an interval (one run) no band or
     bar."""
     ys = [m if m is not None else math.nan for m in means]
-    spread = [h if h is not None else math.nan for h in halves]
+    low, high = band
     if factor_x:
+        spread = [[y - a for y, a in zip(ys, low, strict=True)],
+                  [b - y for y, b in zip(ys, high, strict=True)]]  # fmt: skip
         ax.errorbar(xs, ys, yerr=spread, capsize=3, marker="o", markersize=3, label=label,
                     **style)  # fmt: skip
         return
     ax.plot(xs, ys, label=label, linewidth=0.9, **style)
-    low = [m - h for m, h in zip(ys, spread, strict=True)]
-    high = [m + h for m, h in zip(ys, spread, strict=True)]
     ax.fill_between(xs, low, high, color=style["color"], alpha=0.2, linewidth=0)
+
+
+def _run_lines(
+    ax: Any,
+    runs: dict[int, tuple[list[float], list[float]]],
+    xs: Sequence[float],
+    means: Sequence[float | None],
+    factor_x: bool,
+    label: str,
+    style: dict[str, Any],
+) -> None:
+    """Too few replications for a band (:data:`~satsweep.report.tables.BAND_LEAST_REPLICATIONS`): each run thin, the
+    mean over them on top, in the series' color."""
+    marker = {"marker": "o", "markersize": 3} if factor_x else {}
+    for run_xs, run_ys in runs.values():
+        ax.plot(run_xs, run_ys, linewidth=0.7, alpha=0.45, **marker, **style)
+    ys = [m if m is not None else math.nan for m in means]
+    ax.plot(xs, ys, label=label, linewidth=1.3, **marker, **style)
+
+
+def _y_name(trace: TraceSettings, y: str) -> str:
+    """What a y column is: its name, but a single column named ``value`` (an OMNeT++ vector
+    table's) is named by its table (``cwnd``)."""
+    return trace.table if y == "value" and trace.y == ["value"] else y
+
+
+def series_label(trace: TraceSettings, y: str, series: str) -> str:
+    """A line's name in a trace's legend: the series' value (the legend's title names the
+    column), the y column before it only when the trace has several; the column without
+    series."""
+    if not trace.series:
+        return _y_name(trace, y)
+    return f"{y}: {series}" if len(trace.y) > 1 else series
 
 
 def trace_labels(trace: TraceSettings, study: StudyDesign) -> tuple[str, str]:
     """The axis labels of a trace's panels with the units the program declares: ``t (s)``, and
-    the y columns with their unit, once when they share it (``cwnd, ssthresh (segments)``)."""
+    the y columns with their unit, once when they share it (``cwnd, ssthresh (segments)``); a
+    single column ``value`` named by its table (:func:`_y_name`)."""
     units = {study.units.get(y) for y in trace.y}
+    names = [_y_name(trace, y) for y in trace.y]
     y_label = (
-        f"{', '.join(trace.y)} ({units.pop()})"
+        f"{', '.join(names)} ({units.pop()})"
         if len(units) == 1 and None not in units
-        else ", ".join(study.label(y) for y in trace.y)
+        else ", ".join(
+            f"{name} ({study.units[y]})" if y in study.units else name
+            for name, y in zip(names, trace.y, strict=True)
+        )
     )
     return study.label(trace.x), y_label
 
@@ -306,11 +406,14 @@ def traces_figure(
     path: Path,
     study: StudyDesign,
     factor_x: bool = False,
-) -> None:
-    """One panel per configuration: the trace's y columns against x (a line style per column,
-    a color per series), the theory's references of that configuration as dotted lines; with
-    ``replications: mean`` the means with their intervals (error bars when x is a factor,
-    ``factor_x``, else a band); the axes labelled with the units the program declares."""
+) -> Figure:
+    """One panel per configuration, all on one y scale: the trace's y columns against x (a
+    line style per column, a color per series, named by :func:`series_label`), the theory's
+    references of that configuration as dotted lines; with ``replications: mean`` the means
+    with their intervals (error bars when x is a factor, ``factor_x``, else a band) never past
+    the range the runs reach (:func:`trace_range`), or with fewer replications than
+    :data:`~satsweep.report.tables.BAND_LEAST_REPLICATIONS` each run and their mean; the axes labelled with the units
+    the program declares. Returns the figure."""
     from matplotlib.figure import Figure  # late: matplotlib is slow to import
 
     columns = min(4, len(panels))
@@ -318,19 +421,24 @@ def traces_figure(
     fig = Figure(
         figsize=(4.2 * columns + 1, 3.4 * rows + 0.8), dpi=_FIGURE_DPI, layout="constrained"
     )
-    axes = fig.subplots(rows, columns, squeeze=False).flatten()
+    axes = _subplots(fig, rows, columns, squeeze=False, sharey=True).flatten()
     styles = ("-", "--", "-.", ":")
     x_label, y_label = trace_labels(trace, study)
-    for ax, panel in zip(axes, panels, strict=False):
+    limits = {y: trace_range(panels, y) for y in trace.y}
+    for k, (ax, panel) in enumerate(zip(axes, panels, strict=False)):
         for i, (series, points) in enumerate(panel.series.items()):
             for j, y in enumerate(trace.y):
-                label = f"{y}" + (f" ({trace.series} {series})" if trace.series else "")
+                label = series_label(trace, y, series)
                 style = {"color": f"C{i % 10}", "linestyle": styles[j % len(styles)]}
                 if trace.replications == "first":
                     ax.step(points[trace.x], points[y], where="post", label=label, **style)
+                elif not panel.banded:
+                    _run_lines(ax, panel.runs[series][y], points[trace.x], points[y], factor_x,
+                               label, style)  # fmt: skip
                 else:
-                    _mean_line(ax, points[trace.x], points[y], panel.halves[series][y],
-                               factor_x, label, style)  # fmt: skip
+                    low, high, _ = panel.band(series, y, limits[y])
+                    _mean_line(ax, points[trace.x], points[y], (low, high), factor_x, label,
+                               style)  # fmt: skip
         if factor_x:
             _level_axis(ax, [x for p in panel.series.values() for x in p[trace.x]])
         if not panel.series:
@@ -338,11 +446,12 @@ def traces_figure(
         _reference_lines(ax, panel.references)
         ax.set_title(panel.title, fontsize=9)
         ax.set_xlabel(x_label)
-        ax.set_ylabel(y_label)
+        if k % columns == 0:  # the panels share y: its label once a row
+            ax.set_ylabel(y_label)
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=7, title=trace.series, title_fontsize=7)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(title, fontsize=11)
-    fig.savefig(path)
+    return _save(fig, path)

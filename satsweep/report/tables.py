@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "BAND_LEAST_REPLICATIONS",
     "CellResult",
     "Curve",
     "ResultsTable",
@@ -33,6 +34,7 @@ __all__ = [
     "trace_mean_panels",
     "trace_over_factor",
     "trace_panels",
+    "trace_range",
 ]
 
 
@@ -67,13 +69,14 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
     the half-width of its t-based interval at the analysis' confidence level: from the model's
     pooled error (the ANOVA's error term, ``34-error_term.sql``: t with its degrees of freedom,
     its standard error over sqrt(n)) when it has degrees of freedom, else from the cell's own
-    runs (t with n - 1, none with one run). In a fraction the combinations it does not run are
-    None, and rows of none are left out."""
+    runs (t with n - 1, none with one run); none when the replications are identical. In a
+    fraction the combinations it does not run are None, and rows of none are left out."""
     factors = result.factors
     # the pooled error is the estimate of the run-to-run spread that the effects' intervals use:
     # with r = 2 a cell's own estimate has one degree of freedom (t = 6.31 at 90%)
     se, t = result.standard_error, result.t_quantile
-    pooled = se is not None and t is not None
+    identical = result.identical_replications  # no spread to make an interval of
+    pooled = se is not None and t is not None and not identical
     cells = {
         cell.levels: cell
         for cell in data.cells(result.response, factors, by=result.by, group=result.group)
@@ -85,9 +88,9 @@ def results_table(data: Dataset, result: Analysis) -> ResultsTable:
         if cell is None:  # a fraction runs some combinations only (analyze checks which)
             return None
         half = None
-        if se is not None and t is not None:
+        if pooled:
             half = t * se / math.sqrt(cell.n)
-        elif cell.n >= 2 and cell.stddev is not None:
+        elif cell.n >= 2 and cell.stddev is not None and not identical:
             half = t_quantile(result.confidence, cell.n - 1) * cell.stddev / math.sqrt(cell.n)
         return CellResult(cell.mean, cell.n, half)
 
@@ -173,18 +176,72 @@ def curves(
     return result, list(lines.values())
 
 
+#: With fewer replications than this behind a panel's points, a trace of their mean draws each
+#: run instead of a band: a t interval with one degree of freedom (t = 6.3 at 90 %) reaches far
+#: past anything the runs did.
+BAND_LEAST_REPLICATIONS = 3
+
+
 @dataclass(frozen=True)
 class TracePanel:
     """One panel of a trace: a configuration's rows (per series value: column -> values), the
     theory's references for it, and with ``replications: mean`` the half-width of each y's
-    interval (per series value: y column -> half-widths, None where a point has one run) and the
-    most runs behind one of its points (the configuration's replications that have rows)."""
+    interval (per series value: y column -> half-widths, None where a point has one run), the
+    range the runs reach at each point (``extremes``: (least, most), None without a value), each
+    run's points (``runs``: per series value, y column, replication: its xs and ys) and the most
+    runs behind one of its points (the configuration's replications that have rows)."""
 
     title: str
     series: dict[str, dict[str, list[Any]]]
     references: list[Reference]
     halves: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
     replications: int = 1
+    extremes: dict[str, dict[str, list[tuple[float | None, float | None]]]] = field(
+        default_factory=dict
+    )
+    runs: dict[str, dict[str, dict[int, tuple[list[float], list[float]]]]] = field(
+        default_factory=dict
+    )
+
+    @property
+    def banded(self) -> bool:
+        """Whether its means are drawn with a band (or bars): enough replications for one."""
+        return self.replications >= BAND_LEAST_REPLICATIONS
+
+    def band(
+        self, series: str, y: str, limits: tuple[float, float] | None
+    ) -> tuple[list[float], list[float], bool]:
+        """The band of the mean of ``y`` of ``series``, mean -+ half-width (NaN where there is
+        none), clipped to ``limits`` (the traces' range, :func:`trace_range`), and whether it
+        was clipped anywhere."""
+        low, high, clipped = [], [], False
+        means = self.series[series][y]
+        for mean, half in zip(means, self.halves[series][y], strict=True):
+            if mean is None or half is None:
+                low.append(math.nan)
+                high.append(math.nan)
+                continue
+            a, b = mean - half, mean + half
+            if limits is not None:
+                clipped |= a < limits[0] or b > limits[1]
+                a, b = max(a, limits[0]), min(b, limits[1])
+            low.append(a)
+            high.append(b)
+        return low, high, clipped
+
+
+def trace_range(panels: Sequence[TracePanel], y: str) -> tuple[float, float] | None:
+    """The least and the most value of column ``y`` that any run of ``panels`` has at any
+    point: the traces' physical range, which no band is drawn past (None without values)."""
+    values = [
+        v
+        for panel in panels
+        for columns in panel.extremes.values()
+        for pair in columns.get(y, [])
+        for v in pair
+        if v is not None
+    ]
+    return (min(values), max(values)) if values else None
 
 
 def trace_panels(
@@ -275,6 +332,13 @@ def trace_mean_panels(
                 n, sd = row["n"], row["sd"]
                 half = t_quantile(confidence, n - 1) * sd / math.sqrt(n) if n > 1 else None
                 halves.setdefault(y, []).append(half)
+                extremes = panel.extremes.setdefault(row["series"], {}).setdefault(y, [])
+                extremes.append((row["low"], row["high"]))
+                runs = panel.runs.setdefault(row["series"], {}).setdefault(y, {})
+                for k, value in zip(row["replications"] or [], row["ys"] or [], strict=True):
+                    xs, ys = runs.setdefault(k, ([], []))
+                    xs.append(row["x"])
+                    ys.append(value)
         return [dataclasses.replace(panels[k], replications=most[k]) for k in sorted(panels)]
     finally:
         con.close()

@@ -17,9 +17,17 @@ import yaml
 import satsweep
 from satsweep import analysis
 from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
-from satsweep.analysis.formatting import fraction_note
+from satsweep.analysis.formatting import (
+    NO_INTERVALS_IDENTICAL,
+    distinguishing_digits,
+    effect_cells,
+    fraction_note,
+    mean_text,
+    significant,
+    with_interval,
+)
 from satsweep.analysis.study import StudyDesign, study_design
-from satsweep.design import Design, DesignError, with_analysis_of
+from satsweep.design import Design, DesignError, TraceSettings, with_analysis_of
 from satsweep.store import Store, StoreError
 from satsweep.report.document import (
     Block,
@@ -39,13 +47,16 @@ from satsweep.report.figures import (
 )
 from satsweep.analysis import precision
 from satsweep.report.tables import (
+    BAND_LEAST_REPLICATIONS,
     ResultsTable,
+    TracePanel,
     curves,
     provenance,
     results_table,
     trace_mean_panels,
     trace_over_factor,
     trace_panels,
+    trace_range,
 )
 from satsweep.theory import Theory, TheoryNotFound, theory
 
@@ -81,8 +92,8 @@ def _section(
     blocks.append(
         Block(
             "p",
-            f"{result.n} runs ({result.replications} per cell), overall mean {number(result.mean)}, "
-            f"total variation (SST) {result.total_variation:.6g}; model {result.model}: "
+            f"{result.n} runs ({result.replications} per cell), overall mean {mean_text(result)}, "
+            f"total variation (SST) {number(result.total_variation)}; model {result.model}: "
             f"standard error {number(result.standard_error)} with {result.error_dof} degrees of "
             "freedom."
             + (
@@ -94,13 +105,23 @@ def _section(
             ),
         )
     )
+    if result.identical_replications:
+        blocks.append(
+            Block("p", f"{NO_INTERVALS_IDENTICAL[0].upper()}{NO_INTERVALS_IDENTICAL[1:]}.")
+        )
     laid_out = results_table(data, result)
     intervals = _intervals_short(result, laid_out)
     blocks.append(
         Block(
             "h4",
             f"Results: mean {study.label(result.response)}"
-            + (f" ± {intervals} half-width" if intervals else " (one run per cell)"),
+            + (
+                f" ± {intervals} half-width"
+                if intervals
+                else " (replications identical)"
+                if result.identical_replications
+                else " (one run per cell)"
+            ),
         )
     )
     header = [
@@ -109,15 +130,19 @@ def _section(
     ]
     rows = []
     past: set[float] = set()  # bounds of the response that an interval runs past
+    # a cell without an interval: the digits that tell it from the table's other cells
+    digits = distinguishing_digits(c.mean for _, cells in laid_out.rows for c in cells if c)
     for levels, cells in laid_out.rows:
         shown = []
         for c in cells:
             if c is None:  # not in the fraction
                 shown.append("·")
                 continue
-            text = number(c.mean)
-            if c.half_width is not None:
-                text += f" ± {number(c.half_width)}"
+            text, half = with_interval(c.mean, c.half_width)
+            if half is None:
+                text = significant(c.mean, digits)
+            else:
+                text += f" ± {half}"
                 bound = study.outside(result.response, c.mean - c.half_width, c.mean + c.half_width)
                 if bound is not None:
                     past.add(bound)
@@ -151,14 +176,15 @@ def _section(
         table(
             ["term", "sum of squares", "dof", "% of variation"],
             [
-                [result.alias_set(t.term), f"{t.ss:.6g}", str(t.dof), percent(t.percent)]
+                [result.alias_set(t.term), number(t.ss), str(t.dof), percent(t.percent)]
                 for t in result.terms
             ]
-            + [["total", f"{result.total_variation:.6g}", str(result.n - 1), "100.00"]],
+            + [["total", number(result.total_variation), str(result.n - 1), "100.00"]],
             "lrrr",
         )
     )
     blocks.append(Block("h4", f"Main effects ({pct} confidence intervals; * = significant)"))
+    shown_effects = effect_cells(result)
     blocks.append(
         table(
             ["factor", "level", "effect", f"{pct} CI", "significant"]
@@ -167,12 +193,11 @@ def _section(
                 [
                     factor,
                     level,
-                    number(e.effect),
-                    f"[{number(e.ci[0])}, {number(e.ci[1])}]" if e.ci else "n/a",
+                    *shown_effects[(factor, level)],
                     "*" if e.significant else "",
                 ]
                 + ([result.alias_set(factor)] if aliased else [])
-                for factor, levels in result.effects.items()
+                for factor, levels in result.shown_effects().items()
                 for level, e in levels.items()
             ],
             "llrrl" + ("l" if aliased else ""),
@@ -216,6 +241,8 @@ def _intervals_sentence(result: Analysis, laid_out: ResultsTable, every_run: boo
             f"{result.error_dof} degrees of freedom, t = {result.t_quantile:.3f}) divided by "
             f"the square root of the number of {runs}, not the cell's own replications alone."
         )
+    if result.identical_replications:
+        return f"Intervals: none ({NO_INTERVALS_IDENTICAL.split(';')[0]})."
     if _has_intervals(laid_out):
         return (
             f"Intervals: the {result.model} model leaves no degrees of freedom for the error, so "
@@ -268,7 +295,7 @@ def _curves(
             [
                 line.label,
                 level,
-                number(mean) + (f" ± {number(half)}" if half is not None else ""),
+                " ± ".join(t for t in with_interval(mean, half) if t is not None),
                 *(
                     number(line.predictions[n][i])
                     if n in line.predictions and line.predictions[n][i] is not None
@@ -355,22 +382,50 @@ def _traces(
                 f"{confidence_label(confidence)} t confidence interval (none where a point has "
                 "one run)"
             )
+            if not any(p.banded for p in panels):  # too few runs for any interval
+                interval = (
+                    f"each run drawn thin beside it: fewer than {BAND_LEAST_REPLICATIONS} "
+                    "replications are too few for a t interval"
+                )
             caption = (
                 f"{title}: a panel per configuration of the factors but {trace.x}; each run's "
                 f"rows of {trace.table} averaged per {trace.series or 'run'}, then at each level "
-                f"of {trace.x} the mean over the {runs} replications of each configuration, the "
-                f"bar its {interval}."
+                f"of {trace.x} the mean over the {runs} replications of each configuration, "
+                + (f"the bar its {interval}." if any(p.banded for p in panels) else f"{interval}.")
                 if factor_x
                 else f"{title}: a panel per configuration; at each {trace.x}, the mean of its "
-                f"rows of {trace.table} over the {runs} replications of each configuration, the "
-                f"band its {interval}."
+                f"rows of {trace.table} over the {runs} replications of each configuration, "
+                + (f"the band its {interval}." if any(p.banded for p in panels) else f"{interval}.")
             )
+            caption += _trace_honesty(trace, panels)
         name = f"trace-{i + 1}-{_slug(trace.table)}.png"
         traces_figure(f"{store.study} · {title}", trace, panels, directory / name, design, factor_x)
         log(f"{REPORT_DIR}/{name}")
         blocks.append(Block("p", caption))
         blocks.append(Block("img", name, header=(title,)))
     return blocks
+
+
+def _trace_honesty(trace: TraceSettings, panels: Sequence[TracePanel]) -> str:
+    """What a trace of means draws instead of a band, and where its band is cut, in a sentence
+    or two for its caption (empty when neither)."""
+    said = ""
+    if any(not p.banded for p in panels) and any(p.banded for p in panels):
+        said += (
+            f" Where fewer than {BAND_LEAST_REPLICATIONS} replications are behind a point, "
+            "each run is drawn (thin) with their mean and no interval: a t interval of so few "
+            "runs reaches far past anything they did."
+        )
+    for y in trace.y:
+        limits = trace_range(panels, y)
+        if limits is not None and any(
+            p.band(series, y, limits)[2] for p in panels if p.banded for series in p.series
+        ):
+            said += (
+                f" The band of {y} is cut at the range the runs reach ({number(limits[0])} to "
+                f"{number(limits[1])}) where the t interval runs past it."
+            )
+    return said
 
 
 def _precision(store: Store, confidence: float) -> list[Block]:
