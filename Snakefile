@@ -6,6 +6,7 @@
 # in a JSON file (--configfile: `--config key=value` parses values again as YAML); locally
 # `satsweep run` starts the `work` rule's workers itself, without Snakemake. See
 # workflow/README.md.
+import hashlib
 import os
 import shlex
 import sys
@@ -16,6 +17,7 @@ from snakemake.utils import min_version, validate
 
 from satsweep.design import load_design
 from satsweep.store import Store
+from satsweep.store.files import write_bytes
 from satsweep.workflow import jobs, schedule
 
 min_version("9.0")
@@ -38,17 +40,29 @@ def here(path):
 workdir: str(STORE.root)
 
 
-# Through a remote executor (`slots`): one job per configuration, longest first, batched into
-# group jobs. Locally: one worker job per core, which share a queue of the configurations,
-# longest first, this pass's own.
+# Through a remote executor (`slots`): one job per group of runs, the plan `satsweep run` wrote
+# for this pass (`plan`: the runs not done yet), or without one (a Snakemake started by hand) a
+# plan over every run, written into a folder named after it (its jobs skip the runs done).
+# Locally: one worker job per core, which share a queue of the runs, longest first, this
+# pass's own.
 REMOTE = config.get("slots") is not None
 if REMOTE:
-    SCHEDULE = schedule.plan(
-        DESIGN,
-        config["slots"],
-        config.get("group_size"),
-        config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
-    )
+    if config.get("plan"):
+        PLAN = Path(config["plan"])
+        GROUPS = schedule.RunGroups.from_json(PLAN.read_text())
+    else:
+        GROUPS = schedule.plan(
+            schedule.RunOrder(DESIGN),
+            config["slots"],
+            config.get("group_size"),
+            config.get("min_group_seconds", schedule.MIN_GROUP_SECONDS),
+        )
+        PLANNED = GROUPS.to_json()
+        PLAN_DIGEST = hashlib.sha256(PLANNED.encode()).hexdigest()[:12]
+        PLAN = STORE.pass_folder(f"plan-{PLAN_DIGEST}") / schedule.PLAN_FILE
+        if not PLAN.is_file():  # each remote job evaluates this again: the same plan
+            PLAN.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(PLAN, PLANNED.encode())
 else:
     PASS = uuid.uuid4().hex
     WORKERS = max(1, min(workflow.cores, DESIGN.n_configurations))  # counted, not expanded

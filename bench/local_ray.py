@@ -83,6 +83,7 @@ class LocalRay:
                 sys.executable,
                 str(WAIT_FOR_RAY),
                 self.address,
+                "1",  # node
                 str(cpus),
                 str(START_SECONDS),
                 str(self.head.pid),

@@ -436,7 +436,13 @@ def test_an_interrupted_verify_leaves_no_temporary_folder_and_no_program(
     study = [sleepy / "toy.tar.gz"] if of_archive else ["toy", "--results", sleepy / "results"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "satsweep.cli", "verify", *study],
-        env={**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(REPO)},
+        # faulthandler: a SIGABRT prints where every thread is, should the rerun never start
+        env={
+            **os.environ,
+            "TMPDIR": str(scratch),
+            "PYTHONPATH": str(REPO),
+            "PYTHONFAULTHANDLER": "1",
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -447,9 +453,9 @@ def test_an_interrupted_verify_leaves_no_temporary_folder_and_no_program(
         while not reruns(scratch) and time.monotonic() < deadline:
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.05)
-        if not reruns(scratch):  # what it did meanwhile, to see why
-            proc.kill()
-            raise AssertionError(f"the rerun never started: {proc.communicate()}")
+        if not reruns(scratch):  # what it did meanwhile, and where it is, to see why
+            proc.send_signal(signal.SIGABRT)
+            raise AssertionError(f"the rerun never started: {proc.communicate(timeout=60)}")
         kinds = {p.name.split("-")[1] for p in scratch.iterdir()}
         assert kinds == ({"archive", "verify"} if of_archive else {"verify"})
         proc.send_signal(signum)

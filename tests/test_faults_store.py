@@ -189,13 +189,21 @@ def test_status_sees_a_compaction_killed_half_way(toy, done, tmp_path, capsys):
 def test_status_sees_a_run_redone_since_the_compaction(toy, done, capsys):
     """A run redone by its job (as a kill before the compaction would leave it): as many runs
     and rows as compacted, but not the same runs."""
+    from satsweep.design import load_design
+    from satsweep.store import Store
+    from satsweep.workflow import run
+
     run_dir = sorted((done / "runs").iterdir())[0]
     for path in run_dir.iterdir():
         path.unlink()
-    manifest = run_dir / "complete-1.json"
-    job = [sys.executable, "-m", "satsweep.workflow.jobs", "simulate", str(toy), str(manifest)]
+    store = Store(done)
+    loaded = store.bind(load_design(toy))
+    remote = run.Execution("ray", jobs=1)  # a remote pass's plan: one group of the lost run
+    plan = run.write_plan(loaded, store.state(loaded), store, "0a1b2c", 1, remote)
+    job = [sys.executable, "-m", "satsweep.workflow.jobs", "simulate", str(toy),
+           str(plan.with_name("sims1.json"))]  # fmt: skip
     subprocess.run(job, check=True, capture_output=True, timeout=120)
-    assert manifest.is_file() and rows(done) == 2
+    assert (run_dir / "complete-1.json").is_file() and rows(done) == 2
     code, out = status(toy, done, capsys)
     assert code == 3 and "toy: 2 done, 0 damaged, 0 missing, 0 failed of 2 runs" in out
     assert "tables stale or damaged: the tables hold other runs than the 2 done now" in out, out

@@ -32,7 +32,7 @@ if not RAY.exists():
 
 sys.path.insert(0, str(PLUGIN_SRC))
 from snakemake_executor_plugin_ray import fits, ray_resources  # noqa: E402
-from snakemake_executor_plugin_ray._task import snakemake_argv  # noqa: E402
+from snakemake_executor_plugin_ray._task import node_of, snakemake_argv  # noqa: E402
 
 pytestmark = pytest.mark.ray
 
@@ -178,6 +178,9 @@ def test_sweep_completes_through_ray(cluster: RayCluster, workdir: Path) -> None
     assert len(logs) == 6
     # Every job forked from its worker's warm Snakemake.
     assert all(", warm start\n" in log.read_text() for log in logs)
+    # Each log's header names the Ray node the job ran on, where the driver looks for it.
+    nodes = {node_of(str(log), 0) for log in logs}
+    assert len(nodes) == 2 and all(n and len(n) == 56 for n in nodes), nodes
     # The token never shows in what Snakemake or the jobs print.
     assert cluster.token not in run.output
     assert all(cluster.token not in log.read_text() for log in logs)
@@ -193,6 +196,22 @@ def test_cold_start_runs_each_job_in_a_fresh_snakemake(cluster: RayCluster, work
     logs = list((workdir / ".snakemake" / "ray_logs" / "job").glob("*.log"))
     assert len(logs) == 2
     assert all(", cold start\n" in log.read_text() for log in logs)
+
+
+def test_an_attempts_node_is_read_from_its_header(tmp_path: Path) -> None:
+    """The driver finds the node of a job's current attempt at the log's size when it submitted
+    it: attempts append to one log, each starting with its header."""
+    log = tmp_path / "job.log"
+    first, second = "ab" * 28, "cd" * 28
+    log.write_text(f"=== 2026-12-02 07:30:00 host node2 ray node {first} worker 17, warm start\n")
+    log.write_text(log.read_text() + "the job's output\n")
+    offset = log.stat().st_size  # the second attempt, submitted now, has not started
+    assert node_of(str(log), 0) == first
+    assert node_of(str(log), offset) is None
+    with log.open("a") as f:  # the header's node is written before the start kind
+        f.write(f"=== 2026-12-02 07:30:25 host node3 ray node {second} worker 18")
+    assert node_of(str(log), offset) == second
+    assert node_of(str(tmp_path / "none.log"), 0) is None
 
 
 @pytest.mark.parametrize(

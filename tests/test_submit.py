@@ -23,10 +23,11 @@ from satsweep import cli
 from satsweep.store import PROVENANCE_COLUMNS
 from satsweep.cluster import submit
 from satsweep.design import load_design
+from satsweep.workflow.jobs import DONE
 from tests.support import REPO
 from tests.support.processes import mentioning, wait_until
 from tests.support.ray import RAY, base_env, token_cluster
-from tests.support.sweeps import sweep_file
+from tests.support.sweeps import NORMAL, sweep_file
 
 SMOKE = REPO / "sweeps" / "smoke.yaml"
 IGNORED = set(PROVENANCE_COLUMNS) | {"wall_seconds", "peak_rss_mb"}  # machine, not model
@@ -127,7 +128,10 @@ def test_submit_smoke_gives_the_local_rows(slurm, local_smoke, tmp_path, capsys)
     assert rows == local_smoke  # same runs, same seeds, same metrics
 
     output = (store_dir / "slurm" / f"{job_id}.out").read_text()
-    assert "Ray up: 2 CPUs on 1 node(s)" in output
+    # the wait for the nodes ends when they are all there, or when the driver has ended first
+    assert re.search(
+        r"Ray up: (all 1 node\(s\) registered: 2 CPUs|the driver ended with 2 of 2)", output
+    ), output
     assert "satsweep run exited with 0" in output and "Ray stopped; exit code 0" in output
     token_at = re.search(r"Ray token at (/proc/\d+/fd/\d+)", output)
     assert token_at and not Path(token_at[1]).exists()  # gone with the batch script
@@ -190,7 +194,7 @@ def test_scancel_mid_sweep_then_resubmit(slurm, tmp_path, capsys):
     wait_until(lambda: not mentioning(str(store_dir)), 30, "no process on the store")
     assert job_id not in squeue_active()
     text = output.read_text()
-    assert "SIGTERM (scancel or time limit)" in text and "Ray stopped" in text, text
+    assert "SIGTERM (scancel)" in text and "Ray stopped" in text, text
     assert not token_file.exists()
     assert not Path(f"/tmp/satsweep-ray-{job_id}").exists()
     survivors = {p: p.stat().st_mtime_ns for p in store_dir.glob("runs/*/r?.record.json")}
@@ -265,27 +269,37 @@ def ray_cluster():
         yield c
 
 
-@pytest.mark.programs
-@pytest.mark.ray
-@pytest.mark.slow
-@pytest.mark.parametrize(("group_size", "tasks"), [("1", 4), ("2", 2), (None, 1)])
-def test_run_through_ray_gives_the_local_rows(
-    ray_cluster, local_smoke, tmp_path, group_size, tasks
-):
-    """Groups of 1 and 2 configurations, and the automatic ones: the smoke sweep's four tiny
-    configurations (well under the smallest group's estimated seconds) make one group."""
-    results = tmp_path / "results"
-    env = ray_cluster.env | {"SNAKEMAKE_RAY_ADDRESS": ray_cluster.address}
-    t0 = time.monotonic()
-    size = ["--group-size", group_size] if group_size else []
-    proc = subprocess.run(
-        [sys.executable, "-m", "satsweep.cli", "run", str(SMOKE), "--results", str(results)]
-        + ["--executor", "ray", "--jobs", "2", *size],
+def ray_run(cluster, sweep: Path, results: Path, *extra: str, timeout: float = 180):
+    """`satsweep run SWEEP --executor ray` on ``cluster``."""
+    env = cluster.env | {"SNAKEMAKE_RAY_ADDRESS": cluster.address}
+    return subprocess.run(
+        [sys.executable, "-m", "satsweep.cli", "run", str(sweep), "--results", str(results)]
+        + ["--executor", "ray", *extra],
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=timeout,
     )
+
+
+def ray_task_logs(store_dir: Path) -> list[Path]:
+    """The logs of the Ray tasks of a run through the Ray executor, one per Snakemake job."""
+    return list((store_dir / ".snakemake" / "ray_logs").rglob("*.log"))
+
+
+@pytest.mark.programs
+@pytest.mark.ray
+@pytest.mark.slow
+@pytest.mark.parametrize(("group_size", "tasks"), [("1", 8), ("3", 3), (None, 1)])
+def test_run_through_ray_gives_the_local_rows(
+    ray_cluster, local_smoke, tmp_path, group_size, tasks
+):
+    """Groups of 1 and 3 runs, and the automatic ones: the smoke sweep's 8 tiny runs (well
+    under the smallest group's estimated seconds) make one group."""
+    results = tmp_path / "results"
+    t0 = time.monotonic()
+    size = ["--group-size", group_size] if group_size else []
+    proc = ray_run(ray_cluster, SMOKE, results, "--jobs", "2", *size)
     assert proc.returncode == 0, proc.stderr[-3000:]
     print(
         f"smoke through --executor ray, groups of {group_size or 'auto'}: {time.monotonic() - t0:.1f} s"
@@ -293,9 +307,62 @@ def test_run_through_ray_gives_the_local_rows(
     assert "8/8 runs done" in proc.stderr and "--executor ray" in proc.stderr
     store_dir = results / "smoke"
     assert metric_rows(store_dir) == local_smoke
-    logs = list((store_dir / ".snakemake" / "ray_logs").rglob("*.log"))
-    assert len(logs) == tasks  # one Ray task per group of configurations
+    assert len(ray_task_logs(store_dir)) == tasks  # one Ray task per group of runs
+    # every configuration's manifest, wherever its replications ran
+    assert len(list(store_dir.glob("runs/*/complete-2.json"))) == 4
     assert ray_cluster.token not in proc.stderr + proc.stdout
+
+
+@pytest.fixture
+def three_nodes():
+    """A Ray cluster of 3 nodes of 1 CPU each (head + 2 workers), token authentication on."""
+    with token_cluster() as c:
+        c.add_worker()
+        c.wait_for_cpus(3)
+        yield c
+
+
+def made_by_group(store_dir: Path) -> dict[str, list[tuple[str, int]]]:
+    """The runs each group job's log says it stored: {group: [(config_id, replication)]}."""
+    made = {}
+    for log in sorted(store_dir.glob("logs/sims*.log")):
+        lines = [line.split(DONE)[0] for line in log.read_text().splitlines() if DONE in line]
+        made[log.stem] = [(key.split("/r")[0], int(key.split("/r")[1])) for key in lines]
+    return made
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_two_configurations_of_many_runs_keep_three_ray_nodes_busy(three_nodes, tmp_path):
+    """2 configurations x 24 runs of 1 s on 3 one-CPU nodes: the jobs are groups of runs, so
+    both configurations' replications spread over more jobs than there are configurations, on
+    every node (a configuration a job used at most 2); every run is made once, and each
+    configuration's manifest written when its last replication landed."""
+    path = tmp_path / "few.yaml"
+    path.write_text(
+        f"study: few\nprogram: {NORMAL}\nfactors:\n  a: [lo, hi]\nfixed:\n  delay: 1.0\n"
+        "replications: 24\nbase_seed: 5\n"
+    )
+    results = tmp_path / "results"
+    proc = ray_run(three_nodes, path, results, "--jobs", "3")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "48/48 runs done" in proc.stderr
+    store_dir = results / "few"
+    made = made_by_group(store_dir)
+    everything = [run for runs in made.values() for run in runs]
+    assert len(everything) == len(set(everything)) == 48  # each run once
+    assert len(made) == 5  # 48 s over 2 x 3 shares, at least 10 s each: 10, 10, 10, 10, 8
+    for config_id in {cid for cid, _ in everything}:
+        assert sum(any(cid == config_id for cid, _ in runs) for runs in made.values()) == 3
+    nodes = set()
+    for log in ray_task_logs(store_dir):
+        nodes.update(re.findall(r"ray node ([0-9a-f]+)", log.read_text()))
+    assert len(ray_task_logs(store_dir)) == len(made) and len(nodes) == 3
+    assert len(list(store_dir.glob("runs/*/complete-24.json"))) == 2
+    keys = duckdb.execute(
+        "SELECT config_id, replication FROM read_parquet(?)", [str(store_dir / "runs.parquet")]
+    ).fetchall()
+    assert sorted(keys) == sorted(everything)
 
 
 # -- a precision campaign on either path -------------------------------------------------------
@@ -332,15 +399,7 @@ def campaign(tmp_path_factory) -> tuple[Path, list[tuple], str]:
 def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, campaign, tmp_path):
     design, local, last = campaign
     results = tmp_path / "results"
-    env = ray_cluster.env | {"SNAKEMAKE_RAY_ADDRESS": ray_cluster.address}
-    proc = subprocess.run(
-        [sys.executable, "-m", "satsweep.cli", "run", str(design), "--results", str(results)]
-        + ["--executor", "ray", "--jobs", "2"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = ray_run(ray_cluster, design, results, "--jobs", "2", timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"stopped at max = 12 replications {last}" in proc.stderr
     assert campaign_rows(results) == local

@@ -22,6 +22,7 @@ from satsweep.cli.common import (
     positive,
     study_file,
 )
+from satsweep.cli.notes import ProgressLines, identical_note
 from satsweep.cluster import submit
 from satsweep.design import MAX_RUNS, Design, DesignError, Run, load_design
 from satsweep.engine import SimulationError, flags, value_text
@@ -97,8 +98,8 @@ def add(commands: Subparsers) -> None:
         "--group-size",
         type=positive,
         metavar="K",
-        help="remote executors: configurations per remote job, run one after the other "
-        "(default: groups that shrink towards the end of the sweep, see workflow/README.md)",
+        help="remote executors: runs per remote job, run one after the other (default: "
+        "groups that shrink towards the end of the sweep, see workflow/README.md)",
     )
     p.add_argument(
         "--profile",
@@ -257,6 +258,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     # two refreshes a second: the counts change no faster, and each drawing takes the CPU
     # from the runs
+    # a log (not a terminal) gets no live bar: a line now and then instead
+    lines = None if console.is_terminal else ProgressLines(lambda t: console.print(t, markup=False))
     with Progress(*columns, console=console, transient=False, refresh_per_second=2) as progress:
         task = None
 
@@ -265,6 +268,8 @@ def _run(args: argparse.Namespace) -> int:
             if task is None:  # runs done before count as done, not as speed
                 task = progress.add_task("sweep", total=total, completed=done)
             progress.update(task, completed=done, total=total)  # a campaign's rounds grow it
+            if lines is not None:
+                lines.update(done, total)
 
         try:
             execution = sweep.Execution(
@@ -336,6 +341,8 @@ def _run(args: argparse.Namespace) -> int:
     if report.store.runs_table.is_file():
         tables = ", ".join(f"{name}.parquet" for name in report.store.tables())
         console.print(f"store: {report.store.root}/ {tables}", highlight=False)
+        if report.done_now:  # said once, after the runs that show it
+            identical_note(report.store.runs_table, report.design, console)
     return 0 if report.ok else 1
 
 
@@ -601,6 +608,9 @@ def _status(args: argparse.Namespace) -> int:
             highlight=False,
             markup=False,
         )
+        if job.state == "TIMEOUT":
+            note = submit.time_limit_note(state, jobs[-1])
+            console.print(note, highlight=False, markup=False, soft_wrap=True)
     if state.failed:
         return 1
     return INCOMPLETE if state.n_missing or state.damaged or stale else 0
@@ -671,7 +681,7 @@ def _submit(args: argparse.Namespace) -> int:
         markup=False,
     )
     if args.wait:
-        state = submit.wait(job.job_id)
+        state = submit.wait(job.job_id, output=job.output)
         design = load_design(study_file(args.sweep, args.results), max_runs=None)
         store = Store.of(design, args.results)
         final = store.state(store.bind(design))
@@ -680,5 +690,14 @@ def _submit(args: argparse.Namespace) -> int:
             f"{len(final.done)}/{final.total} runs done",
             markup=False,
         )
+        if state.state == "TIMEOUT":
+            Console(stderr=True, highlight=False).print(
+                submit.time_limit_note(
+                    final,
+                    {"nodes": job.nodes, "cpus_per_node": job.cpus_per_node, "time": job.time},
+                ),
+                markup=False,
+                soft_wrap=True,
+            )
         return 0 if not final.n_missing and not final.failed else 1
     return 0

@@ -23,8 +23,8 @@ from pathlib import Path
 from satsweep import shipped
 from satsweep.analysis import precision
 from satsweep.design import MAX_RUNS, Design, load_design
-from satsweep.store import Store, results_dir, write_atomically
-from satsweep.workflow.run import SweepBusy, lock_store
+from satsweep.store import State, Store, results_dir, write_atomically
+from satsweep.workflow.run import SweepBusy, estimate_seconds, hinted_seconds, lock_store
 
 __all__ = [
     "BATCH_SCRIPT",
@@ -47,7 +47,8 @@ ACTIVE = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUE
 
 # Slurm's --time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S (and "infinite"/"unlimited").
 #: Seconds before the time limit at which the batch script gets SIGTERM to tear Ray down
-#: (ray-cluster.sbatch's --signal); a quarter of a limit under 4 times as long.
+#: (ray-cluster.sbatch's --signal); a quarter of a limit under 4 times as long. Slurm may send
+#: it up to 60 s earlier still (sbatch(1): "due to the resolution of event handling").
 SIGNAL_LEAD_S = 60
 _TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2}|infinite|unlimited", re.I)
 _MEM = re.compile(r"(\d+)([KMGT]?)", re.I)
@@ -233,13 +234,57 @@ def _exit_line(output: Path) -> str | None:
     except OSError:
         return None
     for line in reversed(lines):
+        if "TIMEOUT:" in line:  # said by job_status from the job's time-limit marker
+            continue
         if "satsweep run exited with" in line or "SIGTERM" in line or "error:" in line:
             return line.split("] ", 1)[-1]
     return None
 
 
+def timed_out(job: dict) -> str | None:
+    """What the batch script recorded when the time limit's signal stopped the recorded job
+    (its ``<job id>/time-limit`` marker), or None."""
+    output = Path(job.get("output", ""))
+    try:
+        return (output.with_suffix("") / "time-limit").read_text().strip() or "time limit"
+    except (OSError, ValueError):
+        return None
+
+
 def job_status(job: dict) -> JobState:
-    """What squeue knows of a recorded job; after MinJobAge Slurm forgets finished jobs."""
+    """What squeue knows of a recorded job; after MinJobAge Slurm forgets finished jobs. A job
+    that the time limit's signal stopped is TIMEOUT, whatever state Slurm gives its early exit
+    (FAILED)."""
+    state = _squeue_status(job)
+    said = timed_out(job)
+    if said is not None and not state.active and state.state != "TIMEOUT":
+        was = "" if state.state in ("finished", "unknown") else f"Slurm says {state.state}; "
+        return JobState(state.job_id, "TIMEOUT", f"{was}{said}; {state.detail}")
+    return state
+
+
+def time_limit_note(state: State, job: dict) -> str:
+    """What a job stopped by its time limit (``job``: its line of jobs.jsonl) leaves, for
+    `status` and `submit --wait`: the runs left, the time the program's cost hint expects for
+    them on the job's slots (else the runs done so far), and to raise --time."""
+    left = state.n_missing + len(state.failed) + len(state.damaged)
+    slots = int(job.get("nodes") or 1) * int(job.get("cpus_per_node") or 1)
+    limit = f" (it was {job['time']})" if job.get("time") else ""
+    seconds, basis = hinted_seconds(state, slots), "the program's cost hint expects"
+    if seconds is None and (measured := estimate_seconds(state, slots)) is not None:
+        seconds, basis = measured[0], f"{measured[1]} runs done suggest"
+    expects = "" if seconds is None else f", {basis} {_duration(seconds)} for them"
+    return (
+        f"TIMEOUT: time limit reached with {left} of {state.total} runs left{expects} on "
+        f"{slots} slot{'s' * (slots != 1)}: raise --time{limit} and submit again"
+    )
+
+
+def _duration(seconds: float) -> str:
+    return str(dt.timedelta(seconds=round(seconds)))
+
+
+def _squeue_status(job: dict) -> JobState:
     job_id = str(job["job_id"])
     if shutil.which("squeue") is None:
         return JobState(job_id, "unknown", "no squeue on this machine")
@@ -408,16 +453,22 @@ def submit(
         # not the job; the batch node failing still ends it
         "--no-kill",
     ]
+    lead = SIGNAL_LEAD_S
     if time_limit is not None:
         command.append(f"--time={time_limit}")
         seconds = time_seconds(time_limit)
         if seconds is not None and seconds < 4 * SIGNAL_LEAD_S:  # the lead inside the limit
-            command.append(f"--signal=B:TERM@{seconds // 4}")
+            lead = seconds // 4
+            command.append(f"--signal=B:TERM@{lead}")
     command += [str(script), str(design_path), "--results", str(results_path)]
     if design.most_runs > MAX_RUNS:  # taken here with --max-runs: the job's run takes it too
         command += ["--max-runs", str(design.most_runs)]
     env = dict(os.environ)
-    env.update(SATSWEEP_PYTHON=sys.executable, SATSWEEP_JOB_ROOT=str(job_root))
+    env.update(
+        SATSWEEP_PYTHON=sys.executable,
+        SATSWEEP_JOB_ROOT=str(job_root),
+        SATSWEEP_SIGNAL_LEAD=str(lead),  # to tell the time limit's SIGTERM from scancel's
+    )
     proc = subprocess.run(
         command, capture_output=True, text=True, timeout=SLURM_TIMEOUT_S, env=env, check=False
     )
@@ -444,11 +495,14 @@ def submit(
     return submission
 
 
-def wait(job_id: str, timeout: float | None = None, poll: float = 1.0) -> JobState:
-    """Waits until the job has left the queue's active states (or ``timeout`` seconds)."""
+def wait(
+    job_id: str, timeout: float | None = None, poll: float = 1.0, output: str = ""
+) -> JobState:
+    """Waits until the job has left the queue's active states (or ``timeout`` seconds);
+    ``output``, the job's log as recorded, tells a time limit (:func:`timed_out`)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
-        state = job_status({"job_id": job_id})
+        state = job_status({"job_id": job_id, "output": output})
         if not state.active or (deadline is not None and time.monotonic() > deadline):
             return state
         time.sleep(poll)

@@ -240,7 +240,7 @@ def _store_files(store: Store, design: Design) -> list[Path]:
                          "wrote it (remove it: `satsweep run` writes it again)")  # fmt: skip
     # a store of tables alone (an archive unpacked into results/) has no runs to check them by
     problems = []
-    if store.configurations_with_files():
+    if store.configurations_with_files() or store.folded_runs():
         problem = store.compaction_problem(store.state(store.round(design)))
         problems = [problem] if problem is not None else []
     problems = problems or store.tables_problems(design)

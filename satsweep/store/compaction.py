@@ -5,18 +5,20 @@ that the tables hold exactly the done runs as their last compaction wrote them
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from satsweep.design import Design
 from satsweep.engine import file_sha256
+from satsweep.store import folds
 from satsweep.store.files import parquet_table, write_json
-from satsweep.store.layout import ROW, StoreError, row_matches
+from satsweep.store.layout import RECORD, ROW, StoreError, row_matches, run_file_name
 from satsweep.store.runs import Runs, State, cache_entry, read_record, seen_in
 
 if TYPE_CHECKING:
@@ -63,7 +65,8 @@ class Compaction(Runs):
         ones and renamed into place, the run table last, then compaction.json: a failure
         leaves the previous tables as they were. compaction.json keeps the tables' rows, sizes
         and sha256 and the digest of the runs compacted (:attr:`State.digest`), against which
-        :meth:`compaction_problem` checks them.
+        :meth:`compaction_problem` checks them. Then the runs' own files are folded
+        (:meth:`fold`, store/folds.py) when there are enough of them.
 
         ``state``: the design's state as the caller has just taken it (no job writes any
         more), not taken again here. ``parsed``: rows by the sha256 of the file they were
@@ -127,8 +130,114 @@ class Compaction(Runs):
                 "compacted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             },
         )
+        try:
+            folded: set[str] | None = self.fold(state)
+        except OSError as e:  # the tables stand: the runs keep their files, or the folds had
+            warn(f"the runs' files were not folded ({e.strerror or e}); the next compaction "
+                 "folds them")  # fmt: skip
+            folded = None
+        for key in folded or ():  # their records are gone: the fold's index stands for them
+            seen.pop(key, None)
         self.write_records_cache(design, seen)  # last: the tables stand without it
-        return self.state(design) if state.damaged else state  # the damaged are quarantined
+        if state.damaged or folded or folded is None:  # quarantined, folded: another state
+            return self.state(design)
+        return state
+
+    def fold(self, state: State) -> set[str]:
+        """Folds the done runs of ``state`` that still have files of their own into folds
+        (store/folds.py), when there are at least :func:`~folds.fold_at` of them: each fold
+        written and synced, then its runs' own files removed (the record first) and their
+        folders when empty. Also removes what a fold killed half way left: a .bin without its
+        index, the files of runs whose record a fold removed. Call it after a compaction of
+        ``state`` (its runs verified), while no job writes. Returns the runs folded, by key."""
+        indexed, data = folds.numbers(self.folds_dir)
+        for fold in set(data) - set(indexed):  # a fold killed before its index: its runs
+            (self.folds_dir / folds.data_name(fold)).unlink(missing_ok=True)  # have their files
+        present = self.configurations_with_files()
+        by_folder: dict[str, set[int]] = {}
+        for key in state.folded:
+            config_id, _, k = key.rpartition("/r")
+            if config_id in present:
+                by_folder.setdefault(config_id, set()).add(int(k))
+        for config_id, folded_here in by_folder.items():  # files left by a removal cut short
+            listed = self.replications_with_files(config_id, max(folded_here))
+            for k in folded_here & set(listed):
+                if RECORD not in listed[k]:  # else a record of its own: not the fold's run
+                    names = [run_file_name(k, suffix) for suffix in listed[k]]
+                    self._remove_run_files(config_id, names)
+            self._remove_folder(config_id)
+        own = [r for r in state.done if f"{r.config_id}/r{r.replication}" not in state.folded]
+        if len(own) < folds.fold_at():
+            return set()
+        design = state.design
+        made_for = (design.base_seed, design.streams)
+        number = max([0, *indexed, *data])
+        done: set[str] = set()
+        listing: dict[str, dict[int, set[str]]] = {}  # the folder of the runs being folded
+        for start in range(0, len(own), folds.FOLD_RUNS):
+            chunk = own[start : start + folds.FOLD_RUNS]
+            entries = (self._fold_entry(run, listing) for run in chunk)
+            number += 1
+            names: dict[str, list[str]] = {}  # each run's files, its record first
+
+            def named(entry):
+                names[entry[0]] = [name for name, _ in entry[2]]
+                return entry
+
+            keys = folds.write_fold(
+                self.folds_dir, number, (named(e) for e in entries if e is not None), made_for
+            )
+            for key in keys:
+                config_id = key.rpartition("/r")[0]
+                self._remove_run_files(config_id, names[key])
+                done.add(key)
+            for config_id in {key.rpartition("/r")[0] for key in keys}:
+                self._remove_folder(config_id)
+        return done
+
+    def _fold_entry(
+        self, run, listing: dict[str, dict[int, set[str]]]
+    ) -> tuple[str, list, list[tuple[str, bytes]]] | None:
+        """A run's entry in a fold: its key, what its record says and its files (its record
+        first, then the others of its folder: r<k>.*), or None when its record does not read
+        or does not vouch for them as they are now (the run stays where it is). ``listing``:
+        its configuration's folder as listed for the run before it, if that was of the same."""
+        if run.config_id not in listing:
+            listing.clear()
+            listing[run.config_id] = self.replications_with_files(run.config_id, 1 << 62)
+        record_name = run_file_name(run.replication, RECORD)
+        suffixes = sorted(listing[run.config_id].get(run.replication, ()))
+        folder = self.run_dir(run.config_id)
+        try:
+            files = [(record_name, (folder / record_name).read_bytes())]
+            seen = seen_in(json.loads(files[0][1]))
+            for suffix in suffixes:
+                name = run_file_name(run.replication, suffix)
+                if name != record_name and not name.endswith(".failed.json"):
+                    files.append((name, (folder / name).read_bytes()))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        for name, data in files:
+            expected = seen.files.get(name)
+            if isinstance(expected, dict) and hashlib.sha256(data).hexdigest() != expected.get(
+                "sha256"
+            ):
+                return None
+        return f"{run.config_id}/r{run.replication}", list(seen), files
+
+    def _remove_run_files(self, config_id: str, names: list[str]) -> None:
+        """Removes a folded run's files of its own, ``names`` in that order (its record first,
+        so that a kill in between leaves the run its fold's)."""
+        folder = self.run_folder(config_id)
+        for name in names:
+            if not name.endswith(".failed.json"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{folder}/{name}")
+
+    def _remove_folder(self, config_id: str) -> None:
+        """Removes a configuration's folder when its runs are folded and it is empty."""
+        with contextlib.suppress(OSError):  # other files in it
+            os.rmdir(self.run_folder(config_id))
 
     def _read_done(
         self, state: State, tables: list[str], parsed: Mapping[str, pa.Table]
@@ -157,9 +266,14 @@ class Compaction(Runs):
             if table is not None:
                 read[".parquet"].append(table)
 
+        bins: dict[int, Any] = {}  # the folds' .bin files, open
         for run in state.done:
             try:  # every done run has a record (:meth:`repair` wrote those that had none)
-                record, as_read = read_record(self.record_file(run))
+                folded = state.folded.get(f"{run.config_id}/r{run.replication}")
+                if folded is not None:
+                    record, as_read = self._folded_read(folded, run, bins), None
+                else:
+                    record, as_read = read_record(self.record_file(run))
                 seen = seen_in(record)
                 if type(seen.made) is int and seen.made != run.run:  # replaced since the state
                     return None
@@ -172,7 +286,10 @@ class Compaction(Runs):
                         take()
                 for suffix in suffixes if within else [".parquet", *suffixes]:
                     path = self.run_file(run, suffix)
-                    data = path.read_bytes()
+                    if folded is not None:
+                        data = folds.member_bytes(bins[folded.fold], folded.members[path.name])
+                    else:
+                        data = path.read_bytes()
                     sha256 = hashlib.sha256(data).hexdigest()
                     if sha256 != files[path.name]["sha256"]:
                         return None
@@ -185,12 +302,27 @@ class Compaction(Runs):
                 if as_read is not None:  # else the record changed as it was read: not cached
                     seen_now[f"{run.config_id}/r{run.replication}"] = cache_entry(as_read, seen)
             except (OSError, ValueError, KeyError, TypeError, AttributeError, pa.ArrowException):
+                for handle in bins.values():
+                    handle.close()
                 return None
+        for handle in bins.values():  # a few: a fold holds up to FOLD_RUNS runs
+            handle.close()
         try:
             take()
         except (ValueError, TypeError, pa.ArrowException):
             return None
         return read, seen_now
+
+    def _folded_read(self, folded: folds.Folded, run, bins: dict[int, Any]) -> dict:
+        """A folded run's record from its fold's .bin (opened into ``bins``), checked against
+        its sha256 there; ValueError when it does not match."""
+        if folded.fold not in bins:
+            bins[folded.fold] = open(self.folds_dir / folds.data_name(folded.fold), "rb")
+        member = folded.members[run_file_name(run.replication, RECORD)]
+        data = folds.member_bytes(bins[folded.fold], member)
+        if hashlib.sha256(data).hexdigest() != member[2]:
+            raise ValueError("a folded record does not match its sha256")
+        return json.loads(data)
 
     def tables_problems(self, design: Design) -> list[str]:
         """What differs between the store's tables and compaction.json, one line each (empty:

@@ -32,6 +32,10 @@ results directory.
                                       identity (inode, size, times):
                                       a record whose file still has it is not read again by
                                       the quick look (a cache: deleting it loses nothing)
+      folds/fold-<n>.bin, .json       the files of runs a compaction folded (store/folds.py:
+                                      from $SATSWEEP_FOLD_AT runs with files of their own,
+                                      10^4 unless set), and written last what they are: a
+                                      folded run is done as it was in runs/<config_id>/
       quarantine/<time>/<config_id>/  the files of runs found damaged, moved out of the way
       logs/                           Snakemake's and the jobs' logs
       .snakemake/                     Snakemake's metadata (through a remote executor)
@@ -52,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from satsweep.design import Run
+from satsweep.store import folds
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -149,6 +154,7 @@ class Layout:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).absolute()
+        self._folded_mark: tuple[int, int] | None = None  # the folds' folder when read
 
     @property
     def study(self) -> str:
@@ -253,3 +259,52 @@ class Layout:
         except FileNotFoundError:
             pass
         return found
+
+    @property
+    def folds_dir(self) -> Path:
+        """The folds' folder (store/folds.py)."""
+        return self.root / folds.FOLDS
+
+    def folded_runs(self) -> dict[str, dict[int, folds.Folded]]:
+        """The runs in folds, unchecked (store/folds.py :func:`~folds.load`), read again only
+        when the folds' folder changed (a fold or an index written, renamed or removed)."""
+        try:
+            stat = os.stat(self.folds_dir)
+        except FileNotFoundError:
+            return {}
+        mark = (stat.st_ino, stat.st_mtime_ns)
+        if self._folded_mark != mark:
+            self._folded = folds.load(self.folds_dir)[0]
+            self._folded_mark = mark
+        return self._folded
+
+    def folded_file(
+        self, config_id: str, replication: int, suffix: str, bins: dict[int, Any] | None = None
+    ) -> bytes | None:
+        """A file of a run in a fold (store/folds.py) by its suffix (``.record.json``,
+        ``.parquet``, ...), None when no fold has it or its bytes there are not those of its
+        sha256. ``bins``: the folds' .bin files opened so far, by number (the caller closes
+        them), for many runs in a row."""
+        folded = self.folded_runs().get(config_id, {}).get(replication)
+        if folded is None:
+            return None
+        member = folded.members.get(run_file_name(replication, suffix))
+        try:
+            if bins is None:
+                with open(self.folds_dir / folds.data_name(folded.fold), "rb") as handle:
+                    data = folds.member_bytes(handle, member)
+            else:
+                if folded.fold not in bins:
+                    bins[folded.fold] = open(self.folds_dir / folds.data_name(folded.fold), "rb")
+                data = folds.member_bytes(bins[folded.fold], member)
+        except (OSError, ValueError, TypeError):
+            return None
+        return data if hashlib.sha256(data).hexdigest() == member[2] else None
+
+    def folded_record(
+        self, config_id: str, replication: int, bins: dict[int, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """The record of a run in a fold (:meth:`folded_file`), parsed."""
+        data = self.folded_file(config_id, replication, RECORD, bins)
+        record = None if data is None else json.loads(data)
+        return record if isinstance(record, dict) else None

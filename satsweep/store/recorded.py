@@ -190,6 +190,14 @@ class RecordedDesign(Layout):
                 made = self._made(self.run_dir(cid), k)
                 if made is not None:
                     return {"config_id": cid, "replication": k, **made}
+        for cid, folded in sorted(self.folded_runs().items()):  # no run has files of its own
+            for k in sorted(folded):
+                record = self.folded_record(cid, k)
+                made = None if record is None else record.get("run")
+                if type(made) is int:
+                    seed = record.get("seed")
+                    return {"config_id": cid, "replication": k, "run": made,
+                            "seed": seed if type(seed) is int else None}  # fmt: skip
         return None
 
     @staticmethod

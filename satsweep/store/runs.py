@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from satsweep.design import Configuration, Design, Run
 from satsweep.engine import file_sha256
-from satsweep.store.files import parquet_bytes, write_atomically, write_bytes, write_json
+from satsweep.store import folds
+from satsweep.store.files import (
+    parquet_bytes,
+    parquet_table,
+    write_atomically,
+    write_bytes,
+    write_json,
+)
 from satsweep.store.layout import (
     RECORD,
     ROW,
@@ -132,6 +139,11 @@ class State:
     #: cache or read), and how many were read: :meth:`Runs.write_records_cache` takes them
     seen: dict[str, list] = field(default_factory=dict, repr=False)
     records_read: int = 0
+    #: the done runs whose files are in a fold (store/folds.py), by key (``<config_id>/r<k>``)
+    folded: dict[str, folds.Folded] = field(default_factory=dict, repr=False)
+    #: the folds whose index cannot be read (number, what is wrong): :meth:`Runs.repair`
+    #: quarantines them (their runs, not seen, are missing)
+    broken_folds: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -164,8 +176,10 @@ class Runs(Layout):
 
     def is_done(self, run: Run) -> bool:
         """Whether the run has finished (its record, or a run row of a store made before
-        records; :meth:`verify` says whether its files are intact)."""
-        return self.record_file(run).is_file() or self.run_file(run).is_file()
+        records, or it is in a fold; :meth:`verify` says whether its files are intact)."""
+        if self.record_file(run).is_file() or self.run_file(run).is_file():
+            return True
+        return run.replication in self.folded_runs().get(run.config_id, {})
 
     def verify(self, run: Run, tables: Iterable[str], deep: bool = False) -> str | None:
         """None when the run is done and its files are intact, else what is wrong (a run not
@@ -174,7 +188,55 @@ class Runs(Layout):
         reads every file. A run made before records existed is trusted when its files can be
         read as Parquet. A run made with another run number (--run) than ``run``'s, as its
         record or else its run row says, is not this run."""
-        return self._verify(self.run_folder(run.config_id), run, list(tables), deep)[0]
+        problem = self._verify(self.run_folder(run.config_id), run, list(tables), deep)[0]
+        if problem is NOT_DONE:
+            folded = self.folded_runs().get(run.config_id, {}).get(run.replication)
+            if folded is not None:
+                return self._folded_problem(run, folded, list(tables), deep)
+        return problem
+
+    def _folded_problem(
+        self, run: Run, folded: folds.Folded, tables: list[str], deep: bool
+    ) -> str | None:
+        """:meth:`verify` of a run in a fold: its bytes against their sha256 there."""
+        path = self.folds_dir / folds.data_name(folded.fold)
+        key = f"{run.config_id}/r{run.replication}"
+        check = self._deep_check(tables) if deep else None
+        try:
+            problems = folds.check_members(path, [(key, folded.seen, folded.members)], check)
+        except OSError:
+            return f"{path.name} is missing"
+        return problems.get(key) or self._other_run(run, folded.seen[0])
+
+    @staticmethod
+    def _deep_check(tables: list[str]) -> Callable:
+        """A deep look at a folded run (store/folds.py): its record parses and vouches for the
+        fold's bytes of its files, its row matches its sha256, its tables are Parquet."""
+
+        def check(key: str, members: dict[str, list], read: Callable) -> str | None:
+            k = int(key.rpartition("/r")[2])
+            record_name = run_file_name(k, RECORD)
+            try:
+                record = json.loads(read(members[record_name]))
+                seen = seen_in(record)
+            except (KeyError, OSError, ValueError, TypeError) as e:
+                return f"{record_name} is unreadable ({e.__class__.__name__})"
+            if seen.within and not row_matches(record):
+                return f"{record_name}: its run row does not match its sha256"
+            for name in vouched_names(k, tables, row=not seen.within):
+                member = members.get(name)
+                expected = seen.files.get(name)
+                if member is None or not isinstance(expected, dict):
+                    return f"{name} is missing"
+                if member[2] != expected.get("sha256"):
+                    return f"{name} does not match its sha256"
+                try:
+                    parquet_table(read(member))
+                except Exception as e:  # pyarrow's errors: not a Parquet file
+                    return f"{name} is not a Parquet file ({e.__class__.__name__})"
+            return None
+
+        return check
 
     def _verify(
         self,
@@ -300,17 +362,37 @@ class Runs(Layout):
         present = self.configurations_with_files()
         cache = {} if deep else self.records_cache_entries(design)
         digest = hashlib.sha256()
+        in_folds, result.broken_folds, trusted = self._folds_for(design, tables, deep)
+
+        def take_folded(k: int, folded: folds.Folded) -> bool:
+            """A run in a fold, done (True) or damaged."""
+            made = folded.seen[0]
+            run = config.run(design, k, made if trusted and type(made) is int else None)
+            problem = folded.problem or self._other_run(run, made)
+            if problem is not None:
+                result.damaged.append((run, problem))
+                return False
+            result.done.append(run)
+            result.folded[f"{config.config_id}/r{k}"] = folded
+            digest.update(_digest_line(run, "", Seen(*folded.seen)))
+            return True
+
         for config in design.iter_configurations():
-            if config.config_id not in present:
+            folded_here = in_folds.get(config.config_id, {})
+            if config.config_id not in present and not folded_here:
                 result.incomplete[config.index] = _NONE
                 continue
             folder = self.run_folder(config.config_id)
             accounted = set()
             done = 0
             r = design.replications_for(config.config_id)
-            listed: dict[int, set[str]] | None = None  # read at the first run not done
+            # read at the first run not done (no folder: no run has files of its own)
+            listed: dict[int, set[str]] | None = None if config.config_id in present else {}
             for k in range(1, r + 1):
                 if listed is not None and k not in listed:
+                    if k in folded_here:  # no file of its own: its fold's
+                        done += take_folded(k, folded_here[k])
+                        accounted.add(k)
                     continue  # no file: missing
                 key = f"{config.config_id}/r{k}"
                 cached = self._cached(folder, key, k, cache)
@@ -334,6 +416,8 @@ class Runs(Layout):
                     done += 1
                 elif problem is not NOT_DONE:
                     result.damaged.append((run, problem))
+                elif k in folded_here:  # no record of its own (a fold's removal cut short)
+                    done += take_folded(k, folded_here[k])
                 else:
                     if listed is None:
                         listed = self.replications_with_files(config.config_id, r)
@@ -349,6 +433,22 @@ class Runs(Layout):
                 result.incomplete[config.index] = frozenset(accounted) if accounted else _NONE
         result.digest = digest.hexdigest()
         return result
+
+    def _folds_for(
+        self, design: Design, tables: list[str], deep: bool
+    ) -> tuple[dict, list[tuple[int, str]], bool]:
+        """The folded runs (store/folds.py :func:`~folds.load`, checked, ``deep`` or by their
+        .bin's identity) by config_id and replication, the folds that cannot be read, and
+        whether the runs' numbers are the design's (each fold's index names the base_seed and
+        streams its runs were made with). Kept for :meth:`folded_runs` (one copy in memory)."""
+        try:
+            stat = os.stat(self.folds_dir)
+        except FileNotFoundError:
+            return {}, [], False
+        check = self._deep_check(tables) if deep else None
+        folded, broken, made_for = folds.load(self.folds_dir, deep, check)
+        self._folded, self._folded_mark = folded, (stat.st_ino, stat.st_mtime_ns)
+        return folded, broken, made_for == {(design.base_seed, design.streams)}
 
     def write_run(
         self, design: Design, run: Run, result: dict, provenance: dict[str, Any]
@@ -405,15 +505,75 @@ class Runs(Layout):
     def quarantine(self, run: Run) -> list[Path]:
         """Moves every file of a damaged run to ``quarantine/<time>/<config_id>/`` (nothing
         is deleted) and removes its configuration's job manifests, so that the next run
-        redoes it. Returns where the files went."""
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-        target = self.root / "quarantine" / stamp / run.config_id
+        redoes it. A run without a record of its own whose fold has it (store/folds.py) has
+        its files copied there from the fold, and is dropped from the fold. Returns where the
+        files went."""
+        target = self._quarantine_dir() / run.config_id
+        own = self.record_file(run).is_file() or self.run_file(run).is_file()
+        moved = self.quarantine_own(run, target)
+        folded = None if own else self.folded_runs().get(run.config_id, {}).get(run.replication)
+        if folded is not None:
+            key = f"{run.config_id}/r{run.replication}"
+            files = folds.drop(self.folds_dir, folded.fold, {key}).get(key, {})
+            moved += self._write_quarantined(target, files)
+        self.invalidate(run.config_id)
+        return moved
+
+    @staticmethod
+    def _write_quarantined(target: Path, files: dict[str, bytes]) -> list[Path]:
+        """A folded run's files, as its fold has them, written into ``target``."""
+        written = []
+        for name, data in sorted(files.items()):
+            target.mkdir(parents=True, exist_ok=True)
+            write_bytes(target / name, data)
+            written.append(target / name)
+        return written
+
+    def _quarantine_folded(self, state: State) -> dict[str, list[Path]]:
+        """:meth:`quarantine` of the damaged runs of ``state`` that have no file of their own
+        but a fold's: each fold's dropped at once (its index written once), their files copied
+        out. Returns where each run's files went, by key."""
+        by_fold: dict[int, dict[str, Run]] = {}
+        for run, _ in state.damaged:
+            folded = self.folded_runs().get(run.config_id, {}).get(run.replication)
+            own = self.record_file(run).is_file() or self.run_file(run).is_file()
+            if folded is not None and not own:
+                by_fold.setdefault(folded.fold, {})[f"{run.config_id}/r{run.replication}"] = run
+        moved: dict[str, list[Path]] = {}
+        stamp = self._quarantine_dir()
+        for fold, runs in by_fold.items():
+            for key, files in folds.drop(self.folds_dir, fold, set(runs)).items():
+                run = runs[key]
+                moved[key] = [
+                    *self.quarantine_own(run, stamp / run.config_id),
+                    *self._write_quarantined(stamp / run.config_id, files),
+                ]
+                self.invalidate(run.config_id)
+        return moved
+
+    def quarantine_own(self, run: Run, target: Path) -> list[Path]:
+        """Moves the files a run has of its own in its folder into ``target``."""
         moved = []
         for path in sorted(self.run_dir(run.config_id).glob(f"r{run.replication}.*")):
             target.mkdir(parents=True, exist_ok=True)
             os.replace(path, target / path.name)
             moved.append(target / path.name)
-        self.invalidate(run.config_id)
+        return moved
+
+    def _quarantine_dir(self) -> Path:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        return self.root / "quarantine" / stamp
+
+    def quarantine_fold(self, fold: int) -> list[Path]:
+        """Moves a fold whose index cannot be read (its .bin and index) to
+        ``quarantine/<time>/folds/``: its runs, which no index vouches for, are run again."""
+        target = self._quarantine_dir() / folds.FOLDS
+        target.mkdir(parents=True, exist_ok=True)
+        moved = []
+        for name in (folds.index_name(fold), folds.data_name(fold)):
+            if os.path.lexists(self.folds_dir / name):
+                os.replace(self.folds_dir / name, target / name)
+                moved.append(target / name)
         return moved
 
     def invalidate(self, config_id: str) -> None:
@@ -430,8 +590,14 @@ class Runs(Layout):
         invalidates the manifests of configurations whose runs are not all done, so that
         Snakemake runs their jobs again."""
         tables = list(state.design.describe.tables)
+        for fold, problem in state.broken_folds:
+            moved = self.quarantine_fold(fold)
+            where = moved[0].parent if moved else self.root / "quarantine"
+            warn(f"fold {fold} is damaged ({problem}): moved it to {where}; its runs {then}")
+        from_folds = self._quarantine_folded(state)
         for run, problem in state.damaged:
-            moved = self.quarantine(run)
+            key = f"{run.config_id}/r{run.replication}"
+            moved = from_folds[key] if key in from_folds else self.quarantine(run)
             where = moved[0].parent if moved else self.root / "quarantine"
             names = ", ".join(p.name for p in moved) or "no file"
             warn(
@@ -446,24 +612,39 @@ class Runs(Layout):
     def elapsed_seconds(self, runs: Iterable[Run]) -> list[float]:
         """The elapsed_seconds of these finished (and verified) runs."""
         values = []
-        for run in runs:
-            row = self.stored_row(run)
-            if row is not None:
-                value = row.get("elapsed_seconds")
-            else:  # a run stored before records held the row
-                table = read_columns(self.run_file(run), ["elapsed_seconds"])
-                value = table.column(0).to_pylist()[0] if table.num_rows else None
-            if value is not None:
-                values.append(value)
+        bins: dict[int, Any] = {}  # the folds' .bin files, opened once for every run
+        try:
+            for run in runs:
+                row = self.stored_row(run, bins)
+                if row is not None:
+                    value = row.get("elapsed_seconds")
+                else:  # a run stored before records held the row
+                    value = self._row_file_value(run, "elapsed_seconds", bins)
+                if value is not None:
+                    values.append(value)
+        finally:
+            for handle in bins.values():
+                handle.close()
         return values
 
-    def stored_row(self, run: Run) -> dict[str, Any] | None:
+    def _row_file_value(self, run: Run, column: str, bins: dict[int, Any]) -> Any:
+        """``column`` of a run's row file r<k>.parquet (a run stored before records held the
+        row), in its folder or its fold."""
+        path = self.run_file(run)
+        if not path.is_file():
+            data = self.folded_file(run.config_id, run.replication, ".parquet", bins)
+            table = parquet_table(data).select([column]) if data is not None else None
+        else:
+            table = read_columns(path, [column])
+        return table.column(0).to_pylist()[0] if table is not None and table.num_rows else None
+
+    def stored_row(self, run: Run, bins: dict[int, Any] | None = None) -> dict[str, Any] | None:
         """The run's row as its record holds it (:func:`satsweep.store.rows.run_values`), or
         None when its record does not (a run stored before records held the row: its file
-        r<k>.parquet has it)."""
+        r<k>.parquet has it). ``bins``: as :meth:`folded_file` takes them."""
         try:
             record = json.loads(self.record_file(run).read_bytes())
         except FileNotFoundError:
-            return None
+            record = self.folded_record(run.config_id, run.replication, bins)
         row = record.get(ROW) if isinstance(record, dict) else None
         return row if isinstance(row, dict) else None

@@ -52,6 +52,7 @@ class Store(RecordedDesign, Compaction, Views):
         if self.runs_table.is_file():
             return None
         done = sum(1 for _ in self.root.glob(f"runs/*/r*{RECORD}"))
+        done += sum(len(runs) for runs in self.folded_runs().values())
         if not done and not self.design_file.is_file():
             return None
         runs = f"{done} done run{'s' * (done != 1)}" if done else "no done run yet"

@@ -1,6 +1,6 @@
 """The workflow's jobs as a small command, so that a job or worker starts only what it needs.
 
-    python -m satsweep.workflow.jobs simulate SWEEP MANIFEST...  # configurations' runs, remotely
+    python -m satsweep.workflow.jobs simulate SWEEP MARKER          # a group of runs, remotely
     python -m satsweep.workflow.jobs work SWEEP WORKER_FILE KEEP_GOING PID  # a local worker
     python -m satsweep.workflow.jobs collect SWEEP COMPACTION           # compact the store
 
@@ -14,7 +14,8 @@ longest first, a configuration's replications in a row: :class:`schedule.RunOrde
 costs no Python start and no Snakemake job, a configuration's replications spread over the
 cores, and the cores stay busy until the queue is empty. While the workers start, before any
 of them has taken a run, `satsweep run` may take short ones from the same queue itself
-(:class:`HeadStart`). A remote job still runs whole configurations (:func:`simulate`).
+(:class:`HeadStart`). A remote job runs a group of runs of the same order, which its pass's
+plan names (:func:`simulate`, :class:`schedule.RunGroups`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ import datetime as dt
 import fcntl
 import importlib.abc
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,7 +53,6 @@ __all__ = [
     "compact",
     "proc_stat",
     "provenance",
-    "run_configuration",
     "simulate_run",
     "work",
     "work_command",
@@ -157,73 +158,65 @@ def simulate_run(
     return f"{run.config_id}/r{run.replication} {failure}"
 
 
-def run_configuration(
-    design: Design,
-    config: Configuration,
-    store: Store,
-    log: Callable[[str], None] = print,
-    manifest: bool = True,
-    rows: RowBatch | None = None,
-) -> int:
-    """A configuration's job: runs its replications that are not done yet, one after the other.
+def simulate(sweep: str, marker: str) -> int:
+    """A remote job: the runs of its group of the pass's plan not done yet, one after the
+    other in this one process (a group costs one Python start, not one a run). MARKER
+    (``<store>/workers/<pass>/<group>.json``) names the group, the plan is beside it
+    (:data:`schedule.PLAN_FILE`), and is written when every run of the group is done. A
+    configuration's manifest (``complete-<r>.json``) is written by whichever job finds its
+    last replication done. 1 if any run failed (the group's other runs still run)."""
+    output = Path(marker)
+    store = Store(output.parents[2])
+    _hold_jobs_lock(store)
+    # the round `satsweep run` recorded last, as the Snakefile takes it
+    design = store.round(store.bind(load_design(sweep, max_runs=None)))
+    groups = schedule.RunGroups.from_json((output.parent / schedule.PLAN_FILE).read_text())
+    order = schedule.RunOrder(design)
+    if groups.order != order.digest():
+        _say(f"{sweep} has changed since this pass was planned: run the sweep again")
+        return 1
+    done = failures = 0
+    for position, replications in order.spans(*groups.range_of(output.stem)):
+        config = order.configurations[position]
+        # its runs here are this job's alone: no other job writes their files
+        _remove_temporaries(store, config.config_id, replications)
+        failed = 0
+        for k in replications:
+            run = config.run(design, k)
+            if store.is_done(run):
+                continue
+            problem = simulate_run(design, run, store)
+            if problem is None:
+                _say(f"{run.config_id}/r{run.replication}{DONE}{run.run})")
+                done += 1
+            else:
+                _say(problem)
+                failed += 1
+        if not failed:
+            _write_manifest_when_complete(store, design, config)
+        failures += failed
+    if failures:
+        _say(f"{failures} of the runs of group {output.stem} failed")
+        return 1
+    write_json(output, {"runs": done})
+    return 0
 
-    Writes the job's manifest (``complete-<r>.json``) when all replications are done and
-    ``manifest`` (a remote job's output; a local worker has its own); returns the number that
-    failed (the other replications still run).
-    """
-    config_id = config.config_id
-    _remove_temporaries(store, config_id)  # only this job writes into this directory
-    failures = 0
-    for run in config.runs(design):
-        if store.is_done(run):
-            log(f"{run.config_id}/r{run.replication}: done before, skipped")
-            continue
-        problem = simulate_run(design, run, store, rows)
-        if problem is None:
-            log(f"{run.config_id}/r{run.replication}{DONE}{run.run})")
-        else:
-            log(problem)
-            failures += 1
-    if manifest and not failures:
+
+def _write_manifest_when_complete(store: Store, design: Design, config: Configuration) -> None:
+    """Writes the configuration's manifest (``complete-<r>.json``) when all its replications
+    are done. Each job asks after storing its runs of the configuration, whose records are
+    written before: of two jobs finishing its last runs, the later sees both."""
+    runs = config.runs(design)
+    manifest = store.manifest_file(config.config_id, len(runs))
+    if not manifest.is_file() and all(store.is_done(run) for run in runs):
         write_json(
-            store.manifest_file(config_id, design.replications_for(config_id)),
+            manifest,
             {
-                "config_id": config_id,
+                "config_id": config.config_id,
                 "params": config.params,
-                "replications": {r.replication: r.run for r in config.runs(design)},
+                "replications": {r.replication: r.run for r in runs},
             },
         )
-    return failures
-
-
-def simulate(sweep: str, *manifests: str) -> int:
-    """A remote job: the missing replications of each configuration whose manifest
-    (``<store>/runs/<config_id>/complete-<r>.json``) it is to write, one configuration after
-    the other in this one process (a group of them costs one Python start, not one each);
-    1 if any run failed (the group's other configurations still run)."""
-    root = Path(manifests[0]).parents[2]
-    store = Store(root)
-    _hold_jobs_lock(store)
-    loaded = store.bind(load_design(sweep, max_runs=None))
-    failed = 0
-    for manifest in manifests:
-        path = Path(manifest)
-        config_id = path.parent.name
-        if path.parents[2] != root:
-            print(f"{manifest}: not a manifest of {root}")
-            return 1
-        design = loaded
-        if design.precision is not None:  # the round's r is in the manifest's name
-            r = _manifest_replications(manifest, design.precision.max)
-            design = design.with_replications(r)
-        if path.name != store.manifest_file(config_id, design.replications).name:
-            print(f"{sweep} now has {design.replications} replications: run the sweep again")
-            return 1
-        failures = run_configuration(design, design.configuration(config_id), store, log=_say)
-        if failures:
-            _say(f"{failures} of {design.replications} runs of {config_id} failed")
-            failed += 1
-    return 1 if failed else 0
 
 
 def work_command(sweep: str, worker_file: str, keep_going: bool, parent: int) -> list[str]:
@@ -349,12 +342,28 @@ class _Pending:
         return end
 
 
-def _remove_temporaries(store: Store, config_id: str) -> None:
-    """Removes the temporaries (``*.tmp.*``) of a killed attempt in a configuration's folder."""
+def _remove_temporaries(
+    store: Store, config_id: str, replications: Collection[int] | None = None
+) -> None:
+    """Removes the temporaries (``.<name>.tmp.<pid>``, store/files.py) of a killed attempt in
+    a configuration's folder: every one, or only those of ``replications`` (``.r<k>.*``, a
+    remote job's runs: other jobs may be writing the folder's other runs)."""
     with contextlib.suppress(FileNotFoundError), os.scandir(store.run_dir(config_id)) as found:
         for entry in found:  # not Path.glob: a tenth of a millisecond a configuration
-            if ".tmp." in entry.name:
+            if ".tmp." in entry.name and (
+                replications is None or _replication_of(entry.name) in replications
+            ):
                 os.unlink(entry.path)
+
+
+def _replication_of(temporary: str) -> int | None:
+    """k of a run's temporary ``.r<k>.<suffix>.tmp.<pid>``, None for another file's."""
+    match = _RUN_TEMPORARY.match(temporary)
+    return int(match[1]) if match else None
+
+
+#: A run's temporary: ``.r<k>.`` then its file's suffix, ``.tmp.`` and the writer's pid.
+_RUN_TEMPORARY = re.compile(r"\.r([0-9]+)\..*\.tmp\.")
 
 
 class _Queue:
@@ -501,14 +510,6 @@ def compact(
     return after
 
 
-def _manifest_replications(manifest: str, most: int) -> int:
-    """r of a manifest ``complete-<r>.json``, at most ``most`` (else it is not one of ours)."""
-    r = int(Path(manifest).stem.removeprefix("complete-"))
-    if not 1 <= r <= most:
-        raise ValueError(f"{manifest}: {r} replications, outside 1..{most}")
-    return r
-
-
 def _hold_jobs_lock(store: Store) -> None:
     """Holds the store's JOBS_LOCK shared until this process ends."""
     try:
@@ -558,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     _pyarrow_without_pandas()
     args = sys.argv[1:] if argv is None else argv
     commands: dict[str, tuple[Callable[..., int], range]] = {  # the arguments each takes
-        "simulate": (simulate, range(2, sys.maxsize)),
+        "simulate": (simulate, range(2, 3)),
         "work": (work, range(4, 5)),
         "collect": (collect, range(2, 3)),
     }

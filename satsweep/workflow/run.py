@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from satsweep import shipped
 from satsweep.design import Design, load_design
 from satsweep.store import State, Store, discard_batches, read_batches, results_dir, write_json
 from satsweep.store import holder
+from satsweep.store.files import write_bytes
 from satsweep.analysis import precision
 from satsweep.workflow import schedule
 from satsweep.workflow import jobs
@@ -111,8 +112,8 @@ class Execution:
     """Where the runs run: locally (``executor=None``: satsweep's own workers) or through a
     remote executor (Snakemake's jobs).
 
-    ``jobs``: the executor's job slots (the cluster's CPU count); ``group_size``: configurations
-    per remote job (None: shrinking groups, see satsweep/workflow/schedule.py); ``profile``: a
+    ``jobs``: the executor's job slots (the cluster's CPU count); ``group_size``: runs per
+    remote job (None: shrinking groups, see satsweep/workflow/schedule.py); ``profile``: a
     Snakemake profile directory (default: the shipped ``ray_jobs/profiles/<executor>`` when it
     exists).
     """
@@ -147,11 +148,11 @@ def snakemake_command(
     """The Snakemake command line of a run through a remote executor (the shipped Snakefile).
 
     With J slots: ``--executor E``, up to ``J x (1 + QUEUED_PER_SLOT)`` jobs submitted at once,
-    ``--cores 1`` (a job runs its group's configurations one after the other); the Snakefile
-    makes a job of each group of :func:`satsweep.schedule.plan` (``slots`` J and the executor's
-    ``min_group_seconds`` in the configuration). The workflow's configuration
-    (:func:`workflow_config`) is the JSON file ``<store>/.satsweep-config.json``, which the
-    caller writes. A local pass starts no Snakemake (:func:`start_workers`).
+    ``--cores 1`` (a job runs its group's runs one after the other); the Snakefile makes a
+    job of each group of the pass's plan (:func:`write_plan`, its path in the configuration).
+    The workflow's configuration (:func:`workflow_config`) is the JSON file
+    ``<store>/.satsweep-config.json``, which the caller writes. A local pass starts no
+    Snakemake (:func:`start_workers`).
     """
     command = [
         sys.executable, "-m", "satsweep.workflow.snakemake_cli",
@@ -187,16 +188,61 @@ CONFIG_FILE = ".satsweep-config.json"
 
 
 def workflow_config(
-    design_path: Path, results: Path, cores: int, execution: Execution
+    design_path: Path, results: Path, cores: int, execution: Execution, plan: Path | None = None
 ) -> dict[str, object]:
     """The Snakefile's ``config`` (workflow/schemas/config.schema.yaml) through a remote
-    executor: the design file, the results folder, the executor's slots and smallest group."""
+    executor: the design file, the results folder, the executor's slots and smallest group,
+    and the pass's plan (:func:`write_plan`), whose path is all that travels to the jobs."""
     config: dict[str, object] = {"sweep": str(design_path), "results": str(results)}
     config["slots"] = execution.jobs or cores
     config["min_group_seconds"] = schedule.min_group_seconds(execution.executor)
     if execution.group_size:
         config["group_size"] = execution.group_size
+    if plan is not None:
+        config["plan"] = str(plan)
     return config
+
+
+def runs_to_make(state: State) -> dict[str, Sequence[int]]:
+    """The replications not done (missing, failed, or damaged: quarantined before the pass)
+    of each configuration that has some, ascending."""
+    redo: dict[str, set[int]] = collections.defaultdict(set)
+    for run, _ in [*state.failed, *state.damaged]:
+        redo[run.config_id].add(run.replication)
+    todo: dict[str, Sequence[int]] = {}
+    for config in state.incomplete_configurations():
+        accounted = state.incomplete[config.index]
+        r = state.design.replications_for(config.config_id)
+        if not accounted:
+            todo[config.config_id] = range(1, r + 1)
+        else:
+            again = redo.get(config.config_id, set())
+            todo[config.config_id] = [
+                k for k in range(1, r + 1) if k not in accounted or k in again
+            ]
+    return todo
+
+
+def write_plan(
+    design: Design, state: State, store: Store, pass_id: str, cores: int, execution: Execution
+) -> Path | None:
+    """Plans a remote pass: its groups of the runs ``state`` has not done
+    (:func:`schedule.plan` over the executor's slots), written as
+    ``workers/<pass>/plan.json``, whose path the Snakefile and every remote job read; None,
+    and nothing written, when no run is to be made."""
+    groups = schedule.plan(
+        schedule.RunOrder(design),
+        execution.jobs or cores,
+        execution.group_size,
+        schedule.min_group_seconds(execution.executor),
+        runs_to_make(state),
+    )
+    if not groups.ranges:
+        return None
+    path = store.pass_folder(pass_id) / schedule.PLAN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, groups.to_json().encode())
+    return path
 
 
 #: The store's lock: `satsweep run` holds it, and so do its workers or its Snakemake (the
@@ -583,16 +629,19 @@ def _run_once(
     for old in _job_logs(store):
         old.unlink(missing_ok=True)  # a pass's jobs' logs are its own (store_errors)
     log.parent.mkdir(parents=True, exist_ok=True)
-    pass_id = None if execution.remote else uuid.uuid4().hex[:12]
+    pass_id = uuid.uuid4().hex[:12]
     started: list[subprocess.Popen] = []
     head = None
     try:
-        if pass_id is None:
-            started.append(
-                _start_snakemake(
-                    design, store, results_path, cores, keep_going, execution, lock, log
+        if execution.remote:
+            # the groups of the runs to make; none (only the compaction is due): no Snakemake
+            plan = write_plan(design, before, store, pass_id, cores, execution)
+            if plan is not None:
+                started.append(
+                    _start_snakemake(
+                        design, store, results_path, cores, keep_going, execution, lock, log, plan
+                    )
                 )
-            )
         else:
             # first the head start, which claims the queue's first run, then as many workers
             # as runs to make, up to the cores
@@ -627,7 +676,7 @@ def _run_once(
     # a local pass's workers' rows spare the compaction parsing their files (remote jobs keep
     # none); read into memory, their files go before the compaction writes (a disk nearly full)
     rows = {}
-    if pass_id is not None:
+    if not execution.remote:
         folder = store.pass_folder(pass_id)
         rows = read_batches(folder) if due else {}
         discard_batches(folder)
@@ -665,13 +714,14 @@ def _start_snakemake(
     execution: Execution,
     lock: int,
     log: Path,
+    plan: Path,
 ) -> subprocess.Popen:
-    """Starts Snakemake over the design through a remote executor (:func:`snakemake_command`),
-    logging to ``log``, holding the store's lock (``lock``) and dying with this process."""
-    _date_manifests_now(store)
+    """Starts Snakemake over the design through a remote executor (:func:`snakemake_command`)
+    and the pass's ``plan`` (:func:`write_plan`), logging to ``log``, holding the store's lock
+    (``lock``) and dying with this process."""
     design_path = design.source
     command = snakemake_command(design_path, results, store.root, cores, keep_going, execution)
-    config = workflow_config(design_path, results, cores, execution)
+    config = workflow_config(design_path, results, cores, execution, plan)
     write_json(store.root / CONFIG_FILE, config)  # a path is then never parsed again
     return _start(command, log, lock, env=snakemake_environment(execution.executor))
 
@@ -809,17 +859,6 @@ def store_errors(state: State) -> list[str]:
         if last.startswith(STORE_FAILURES):
             said.append(f"{last} ({log.relative_to(store.root)})")
     return said[:20]
-
-
-def _date_manifests_now(store: Store) -> None:
-    """Dates job manifests from the future (a clock set back, files from a skewed host) now:
-    Snakemake refuses a compaction older than its newest input, and only a manifest's
-    existence means anything."""
-    now = time.time()
-    for manifest in store.root.glob("runs/*/complete-*.json"):
-        with contextlib.suppress(OSError):
-            if manifest.stat().st_mtime > now:
-                os.utime(manifest)
 
 
 def estimate_seconds(state: State, cores: int) -> tuple[float, int] | None:

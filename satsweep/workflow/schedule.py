@@ -1,33 +1,40 @@
-"""The order of a sweep's jobs and, for remote executors, their batching into group jobs.
+"""The order of a sweep's runs and, for remote executors, their batching into group jobs.
 
-Both serve one aim: every job slot busy until the end of the sweep.
+Both serve one aim: every job slot busy until the end of the sweep. The unit of work is a run
+(a configuration's replication), not a configuration, locally and remotely: a design of few
+configurations and many replications (a precision campaign's later rounds) spreads its
+replications over every slot.
 
-- **Order.** Each configuration's job gets a Snakemake priority that ranks the configurations
-  by their estimated cost (the program's cost hint, ``Description.estimated_seconds``, x
-  replications; every run costs the same for a program without one), longest
-  first: the sweep then ends on short jobs, not on a long one while the other slots idle
-  (longest-processing-time-first). Every executor honours it. A local pass's queue hands out
-  runs, not configurations (:class:`RunOrder`): the longest runs first, a configuration's
-  replications in a row, so that they spread over the workers.
-- **Batches** (remote executors only, where each job is its own ``snakemake --mode remote``,
-  which runs its group's configurations in one ``python -m satsweep.workflow.jobs simulate``):
-  the configurations, in that order, are cut into groups whose estimated cost shrinks as the
-  sweep goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still left,
-  but at least the executor's :func:`min_group_seconds` (guided self-scheduling,
-  "factoring"): a few big groups first, which pay little start-up, and small ones at the end,
-  which the free slots share out between them. A wrong estimate costs efficiency, never
-  results.
+- **Order** (:class:`RunOrder`). The configurations by their runs' estimated length (the
+  program's cost hint, ``Description.estimated_seconds``; every run costs the same for a
+  program without one), longest first (longest-processing-time-first), each one's
+  replications in a row: the sweep then ends on short runs, not on a long one while the other
+  slots idle. A local pass's queue hands its runs out in this order.
+- **Groups** (remote executors only, where each job is its own ``snakemake --mode remote``,
+  which runs its group's runs in one ``python -m satsweep.workflow.jobs simulate``): the runs
+  not done yet, in that order, are cut into groups whose estimated cost shrinks as the sweep
+  goes on. Each group takes a ``1 / (FACTOR x slots)`` share of the work still left, but at
+  least the executor's :func:`min_group_seconds` (guided self-scheduling, "factoring"): a few
+  big groups first, which pay little start-up, and small ones at the end, which the free slots
+  share out between them; their priorities decrease in that order. A wrong estimate costs
+  efficiency, never results.
 
-The Snakefile calls :func:`plan` with the settings ``satsweep run`` passes it (``slots``,
-``group_size``, ``min_group_seconds``) and makes one rule of each group.
+A group is a range of indices of the :class:`RunOrder` (:class:`RunGroups`): the plan of a
+pass is a few numbers per group whatever the runs, and names its order by a digest, so that a
+remote job, which evaluates the Snakefile again while runs get done, finds the same groups
+and the same runs in them (its runs done before are skipped).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 from bisect import bisect_right
-from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any
 
 from satsweep.design import Configuration, Design, Run
 
@@ -35,16 +42,20 @@ __all__ = [
     "FACTOR",
     "GROUP_PREFIX",
     "MIN_GROUP_SECONDS",
+    "PLAN_FILE",
+    "RunGroups",
     "RunOrder",
-    "Schedule",
     "min_group_seconds",
     "plan",
-    "ranked",
     "run_seconds",
 ]
 
-#: How a group's name (its rule's, its log's: ``sims01.log``) starts.
+#: How a group's name (its rule's, its log's: ``sims01.log``, its marker's) starts.
 GROUP_PREFIX = "sims"
+
+#: The name of a remote pass's plan in its folder (``workers/<pass>/plan.json``), beside the
+#: markers its group jobs write (``workers/<pass>/sims01.json``).
+PLAN_FILE = "plan.json"
 
 #: Each group takes 1 / (FACTOR x slots) of the estimated work left (2: the usual factoring).
 FACTOR = 2
@@ -54,42 +65,14 @@ FACTOR = 2
 #: ~1.5 s of CPU; one that the Ray plugin forks from its worker's warm Snakemake, ~0.4 s.
 MIN_GROUP_SECONDS = 12.0
 
-#: The smallest group for executors whose jobs start warm.
-WARM_MIN_GROUP_SECONDS = {"ray": 4.0}
+#: The smallest group for executors whose jobs start warm: a job the Ray plugin forks from its
+#: worker's warm Snakemake costs ~0.4 s of CPU, and its ``simulate`` process 0.6 s more (its
+#: Python, the design; measured: 0.57-0.62 s), ten times that. Groups are runs, so a group can
+#: be this small however few the configurations.
+WARM_MIN_GROUP_SECONDS = {"ray": 10.0}
 
-
-@dataclass(frozen=True)
-class Schedule:
-    """Priorities of the configurations' jobs and their groups (empty: no groups)."""
-
-    priority: dict[str, int]  # config_id -> Snakemake priority, the longest highest
-    group: dict[str, str] = field(default_factory=dict)  # config_id -> group name
-
-    def group_sizes(self) -> dict[str, int]:
-        """Configurations per group, in the order the groups run."""
-        return dict(Counter(self.group.values()))
-
-    def members(self) -> dict[str, list[str]]:
-        """Each group's configurations (config_ids), longest first, in the order the groups
-        run: a remote job each (workflow/rules/sweep.smk)."""
-        members: dict[str, list[str]] = {}
-        for config_id, name in self.group.items():
-            members.setdefault(name, []).append(config_id)
-        return members
-
-
-def configuration_seconds(design: Design, config: Configuration) -> float:
-    """Estimated seconds of a configuration's job: its replications, one after the other."""
-    return design.replications_for(config.config_id) * design.describe.estimated_seconds(
-        config.params
-    )
-
-
-def ranked(design: Design) -> list[Configuration]:
-    """The design's configurations, longest estimated job first (ties: design order): the
-    order of the priorities, of the groups and of the local workers' queue."""
-    costs = {c.config_id: configuration_seconds(design, c) for c in design.configurations}
-    return sorted(design.configurations, key=lambda c: (-costs[c.config_id], c.index))
+#: Relative slack of a group's estimated seconds against its target (sums of floats).
+_SLACK = 1e-9
 
 
 def run_seconds(design: Design, config: Configuration) -> float:
@@ -98,11 +81,10 @@ def run_seconds(design: Design, config: Configuration) -> float:
 
 
 class RunOrder:
-    """A local pass's runs in the order its queue hands them out, by index: the
-    configurations by their runs' estimated length, longest first (ties: more replications
-    first, then design order), each one's replications one after the other, so that takes in
-    a row spread a configuration over the workers. Keeps one offset a configuration, not a
-    run."""
+    """A design's runs in the order a pass hands them out, by index: the configurations by
+    their runs' estimated length, longest first (ties: more replications first, then design
+    order), each one's replications one after the other, so that takes in a row spread a
+    configuration over the workers. Keeps one offset a configuration, not a run."""
 
     def __init__(self, design: Design) -> None:
         self.design = design
@@ -115,6 +97,8 @@ class RunOrder:
                 c.index,
             ),
         )
+        #: one run's estimated seconds, of each configuration in that order
+        self.seconds = [seconds[c.config_id] for c in self.configurations]
         counts = (design.replications_for(c.config_id) for c in self.configurations)
         self.starts = list(accumulate(counts, initial=0))  # first index of each configuration
 
@@ -128,6 +112,58 @@ class RunOrder:
         config = self.configurations[position]
         return position, config.run(self.design, index - self.starts[position] + 1)
 
+    def spans(self, start: int, end: int) -> Iterator[tuple[int, range]]:
+        """The indices ``start`` to ``end`` (excluded), configuration by configuration: each
+        one's position in :attr:`configurations` and its replications there."""
+        position = bisect_right(self.starts, start) - 1
+        while start < end:
+            first = self.starts[position]
+            last = min(end, self.starts[position + 1])
+            yield position, range(start - first + 1, last - first + 1)
+            start = last
+            position += 1
+
+    def digest(self) -> str:
+        """sha256 of the order (each configuration's config_id and replications): a plan
+        made over another order, by another design or round, is refused by it."""
+        h = hashlib.sha256()
+        for config in self.configurations:
+            h.update(
+                f"{config.config_id}:{self.design.replications_for(config.config_id)}\n".encode()
+            )
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunGroups:
+    """A remote pass's groups: each a range ``[start, end)`` of indices of a
+    :class:`RunOrder` (whose :meth:`RunOrder.digest` is ``order``), in the order they run."""
+
+    order: str
+    ranges: tuple[tuple[int, int], ...]
+
+    @property
+    def names(self) -> list[str]:
+        """The groups' names (``sims01``, ...), in the order they run."""
+        width = len(str(len(self.ranges)))
+        return [f"{GROUP_PREFIX}{i + 1:0{width}d}" for i in range(len(self.ranges))]
+
+    def priorities(self) -> dict[str, int]:
+        """Each group's Snakemake priority, decreasing in the order they run."""
+        return {name: len(self.ranges) - i for i, name in enumerate(self.names)}
+
+    def range_of(self, name: str) -> tuple[int, int]:
+        """The indices of group ``name`` (KeyError for a name not in the plan)."""
+        return dict(zip(self.names, self.ranges, strict=True))[name]
+
+    def to_json(self) -> str:
+        return json.dumps({"order": self.order, "groups": [list(r) for r in self.ranges]})
+
+    @classmethod
+    def from_json(cls, text: str) -> RunGroups:
+        data: Any = json.loads(text)
+        return cls(data["order"], tuple((int(s), int(e)) for s, e in data["groups"]))
+
 
 def min_group_seconds(executor: str | None) -> float:
     """The smallest group for jobs through ``executor`` (in estimated seconds of runs)."""
@@ -135,47 +171,56 @@ def min_group_seconds(executor: str | None) -> float:
 
 
 def plan(
-    design: Design,
-    slots: int | None = None,
+    order: RunOrder,
+    slots: int,
     group_size: int | None = None,
     min_group_seconds: float = MIN_GROUP_SECONDS,
-) -> Schedule:
-    """The schedule of a design's configuration jobs.
+    todo: Mapping[str, Sequence[int]] | None = None,
+) -> RunGroups:
+    """The groups of a remote pass over ``order``'s runs that are to be made: ``todo`` maps
+    each configuration with runs to make to their replications, ascending (None: every run,
+    for a Snakemake started by hand without a plan; its jobs skip the runs done). Groups of
+    ``group_size`` runs each when given, else shrinking as the module's docstring says, over
+    ``slots`` job slots. Only runs to make start and end a group; a group's range may hold
+    done runs of its configurations between them."""
+    design = order.design
 
-    ``slots=None``: priorities only (local execution). With ``slots`` (the remote executor's
-    job slots): groups too, of ``group_size`` configurations each when given, else shrinking
-    as described in the module's docstring.
-    """
-    order = ranked(design)
-    priority = {c.config_id: len(order) - rank for rank, c in enumerate(order)}
-    if slots is None:
-        return Schedule(priority)
+    def to_make(position: int) -> Sequence[int]:
+        config_id = order.configurations[position].config_id
+        if todo is None:
+            return range(1, design.replications_for(config_id) + 1)
+        return todo.get(config_id, ())
 
-    costs = {c.config_id: configuration_seconds(design, c) for c in order}
-
-    groups: list[list[str]] = []
-    group: list[str] = []
-    left = sum(costs.values())
+    left = sum(len(to_make(p)) * s for p, s in enumerate(order.seconds))
     share = FACTOR * max(1, slots)
     target = max(left / share, min_group_seconds)
-    in_group = 0.0
-    for config in order:
-        group.append(config.config_id)
-        in_group += costs[config.config_id]
-        full = len(group) >= group_size if group_size else in_group >= target
-        if full:
-            groups.append(group)
-            left -= in_group
-            target = max(left / share, min_group_seconds)
-            group, in_group = [], 0.0
-    if group:
-        groups.append(group)
-    width = len(str(len(groups)))
-    return Schedule(
-        priority,
-        {
-            cid: f"{GROUP_PREFIX}{i + 1:0{width}d}"
-            for i, members in enumerate(groups)
-            for cid in members
-        },
-    )
+    ranges: list[tuple[int, int]] = []
+    start = end = None
+    runs, seconds = 0, 0.0  # in the group being filled
+    for position, each in enumerate(order.seconds):
+        replications = to_make(position)
+        before = order.starts[position] - 1  # index of replication k: before + k
+        taken = 0
+        while taken < len(replications):
+            if start is None:
+                start = before + replications[taken]
+            if group_size:
+                need = group_size - runs
+            elif each > 0:
+                need = max(1, math.ceil((target - seconds) / each - _SLACK))
+            else:  # runs of no estimated cost do not fill a group
+                need = len(replications) - taken
+            more = min(need, len(replications) - taken)
+            taken += more
+            runs += more
+            seconds += more * each
+            end = before + replications[taken - 1] + 1
+            full = runs >= group_size if group_size else seconds >= target * (1 - _SLACK)
+            if full:
+                ranges.append((start, end))
+                left -= seconds
+                target = max(left / share, min_group_seconds)
+                start, runs, seconds = None, 0, 0.0
+    if start is not None:
+        ranges.append((start, end))
+    return RunGroups(order.digest(), tuple(ranges))

@@ -1,10 +1,12 @@
-# Through a remote executor, one job per group of configurations (design points), in one
-# process: it runs each configuration's replications that are not done yet, one after the
-# other, each into its own files (satsweep/store). A configuration's output is a small manifest
-# named after r, so raising r reruns its group's job, which then runs only the new replications.
-# The groups, and their priorities (the longest configurations first), are
-# satsweep/workflow/schedule.py's.
-# Locally, one `work` job per core instead: the workers take the configurations from a queue
+# Through a remote executor, one job per group of runs (a configuration's replications), in
+# one process: it runs its runs that are not done yet, one after the other, each into its own
+# files (satsweep/store). The groups, ranges of the runs longest first, shrinking, and their
+# priorities (decreasing in that order) are the pass's plan (satsweep/workflow/schedule.py). A
+# group's output is a marker beside the plan, `workers/<pass>/<group>.json`, written when all
+# its runs succeeded: Snakemake deletes a failed job's outputs, which are therefore never runs.
+# A configuration's replications may spread over several groups: its manifest
+# `runs/<config_id>/complete-<r>.json` is written by the job that finds its last one done.
+# Locally, one `work` job per core instead: the workers take the runs from a queue
 # they share, so that a run costs neither a job nor a Python start (satsweep/workflow/jobs.py).
 # `satsweep run` starts the same workers itself, without Snakemake, whose start a local pass
 # does not need (satsweep/workflow/run.py); this rule is for a Snakemake started by hand.
@@ -17,23 +19,18 @@
 
 
 wildcard_constraints:
-    config_id="[0-9a-f]{12}",
-    replications="[0-9]+",
     worker="[0-9]+",
 
 
 if REMOTE:
-    # one rule, and so one job and one process, per group of configurations
-    for GROUP, MEMBERS in SCHEDULE.members().items():
+    # one rule, and so one job and one process, per group of runs
+    for GROUP, PRIORITY in GROUPS.priorities().items():
 
         rule:
             name:
                 GROUP
             output:
-                [
-                    here(STORE.manifest_file(c, DESIGN.replications_for(c)))
-                    for c in MEMBERS
-                ],
+                here(PLAN.with_name(f"{GROUP}.json")),
             log:
                 here(STORE.logs / f"{GROUP}.log"),
             params:  # functions: a string here would be a pattern, and `{` in a path a wildcard
@@ -42,15 +39,12 @@ if REMOTE:
             threads: 1
             resources:
                 mem_mb=DESIGN.resources.mem_mb,
-            priority: SCHEDULE.priority[MEMBERS[0]]
+            priority: PRIORITY
             shell:
                 "{params.python:q} -m satsweep.workflow.jobs simulate {params.sweep:q} {output:q}"
                 " > {log:q} 2>&1"
 
-    RUN_OUTPUTS = [
-        here(STORE.manifest_file(c.config_id, DESIGN.replications_for(c.config_id)))
-        for c in DESIGN.configurations
-    ]
+    RUN_OUTPUTS = [here(PLAN.with_name(f"{group}.json")) for group in GROUPS.names]
 else:
 
     rule work:

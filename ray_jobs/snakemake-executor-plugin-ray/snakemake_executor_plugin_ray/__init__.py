@@ -50,7 +50,9 @@ def lost_errors() -> tuple[type[Exception], ...]:
 #: How long the driver waits for the cluster's GCS to answer before giving up.
 PROBE_TIMEOUT_S = 15.0
 
-#: How long a view of the cluster's nodes is reused to check that a job fits somewhere.
+#: How long a view of the cluster's nodes is reused to check that a job fits somewhere and
+#: that no job is on a node Ray reports dead: the most a run waits, once Ray has marked its node
+#: dead, to be resubmitted (ray_jobs/README.md).
 NODES_TTL_S = 10.0
 
 
@@ -231,6 +233,7 @@ class Executor(RemoteExecutor):
         self.next_seconds_between_status_checks = settings.status_interval
         self._remote = ray.remote(_task.run_command)
         self._nodes: list[dict[str, float]] = []
+        self._dead: dict[str, str] = {}  # Ray nodes reported dead: id -> host
         self._nodes_at = float("-inf")
         cpus = ray.cluster_resources().get("CPU", 0)
         self.logger.info(
@@ -245,7 +248,11 @@ class Executor(RemoteExecutor):
 
         now = time.monotonic()
         if refresh or now - self._nodes_at > NODES_TTL_S:
-            self._nodes = [n["Resources"] for n in ray.nodes() if n.get("Alive")]
+            nodes = ray.nodes()
+            self._nodes = [n["Resources"] for n in nodes if n.get("Alive")]
+            self._dead = {
+                n["NodeID"]: n.get("NodeManagerHostname", "?") for n in nodes if not n.get("Alive")
+            }
             self._nodes_at = now
         return self._nodes
 
@@ -260,6 +267,14 @@ class Executor(RemoteExecutor):
 
     def _submit(self, job_info: SubmittedJobInfo) -> None:
         aux = job_info.aux
+        # Where this attempt's header will start in the job's log (attempts append to it): its
+        # Ray node is read there (_task.node_of).
+        try:
+            aux["offset"] = os.path.getsize(aux["logfile"])
+        except OSError:
+            aux["offset"] = 0
+        aux["node"] = None
+        aux["dead_seen"] = set(self._dead)
         aux["ref"] = self._remote.options(
             num_cpus=aux["request"]["CPU"],
             memory=aux["request"].get("memory"),
@@ -313,9 +328,7 @@ class Executor(RemoteExecutor):
         ready = set(ready)
         for info in active_jobs:
             if info.aux["ref"] not in ready:
-                if self._fits_somewhere(info.aux["request"]):
-                    yield info
-                else:
+                if not self._fits_somewhere(info.aux["request"]):
                     ray.cancel(info.aux["ref"], force=True)
                     self.report_job_error(
                         info,
@@ -323,6 +336,8 @@ class Executor(RemoteExecutor):
                         f"for {_describe(info.aux['request'])}. Lower its threads or mem_mb, "
                         "or add bigger nodes. ",
                     )
+                elif self._rerun_if_on_dead_node(info):
+                    yield info
                 continue
             try:
                 code, tail = ray.get(info.aux["ref"])
@@ -361,6 +376,56 @@ class Executor(RemoteExecutor):
                     f"({info.aux['logfile']}):\n{tail}\n",
                     aux_logs=[info.aux["logfile"]],
                 )
+
+    def _rerun_if_on_dead_node(self, info: SubmittedJobInfo) -> bool:
+        """Resubmits a job whose attempt was on a node Ray reports dead, or had not started
+        when a node died (it may have been placed there). Ray's owner does not fail a task on a
+        node that died silently (link down, then its processes killed): no connection of the
+        node's is closed, and the task stayed pending after Ray had marked the node dead, the
+        sweep hanging until its time limit. Called at each status check; it sees node deaths
+        within NODES_TTL_S (the view of the nodes is refreshed that often). False when the job
+        has failed here instead (no retry left), True when it is still active."""
+        import ray
+
+        aux = info.aux
+        if not self._dead:
+            return True
+        if aux["node"] is None:
+            aux["node"] = _task.node_of(aux["logfile"], aux["offset"])
+        node = aux["node"]
+        if node is not None:
+            if node not in self._dead:
+                return True
+            if aux["attempt"] >= self.settings.max_retries:
+                self.report_job_error(
+                    info,
+                    msg=f"Job lost its Ray node ({self._dead[node]}) {aux['attempt'] + 1} "
+                    "time(s), giving up. ",
+                    aux_logs=[aux["logfile"]],
+                )
+                return False
+            aux["attempt"] += 1
+            said = (
+                f"was on a dead Ray node ({self._dead[node]}, node {node[:8]}); resubmitting, "
+                f"retry {aux['attempt']}/{self.settings.max_retries}."
+            )
+            # Nothing to cancel there: a cancel sent to a node that does not answer only waits.
+        else:
+            newly = sorted(self._dead[n] for n in set(self._dead) - aux["dead_seen"])
+            if not newly:
+                return True
+            said = (
+                f"had not started when Ray node(s) {', '.join(newly)} died: it may have been "
+                "placed on a dead Ray node; resubmitting (not counted as a retry)."
+            )
+            try:  # if it waits in the queue of a live node, it goes from there
+                ray.cancel(aux["ref"], force=True)
+            except Exception as e:  # already finished, or the cluster is gone
+                self.logger.debug(f"ray.cancel of job {info.job.jobid}: {e}")
+        self.logger.warning(f"Job {info.job.jobid} ({info.job.name}) {said}")
+        self._submit(info)
+        info.external_jobid = aux_ref_hex(info)
+        return True
 
     # -- cancellation and shutdown ---------------------------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -56,6 +57,23 @@ def tail(path: str, lines: int) -> str:
 
 #: Characters that a shell would expand or interpret: a command with any of them runs in bash.
 SHELL_SYNTAX = frozenset("$`\\*?[]{}~#;&|<>()!\n")
+
+
+#: What an attempt's header says of its Ray node (run_command writes it first of all).
+_HEADER_NODE = re.compile(rb"=== [^\n]* ray node ([0-9a-f]+) worker ")
+
+
+def node_of(logfile: str, offset: int) -> str | None:
+    """The Ray node (its hex id) of the attempt whose header starts at ``offset`` of
+    ``logfile``; None while that attempt has not started (or its header cannot be read)."""
+    try:
+        with open(logfile, "rb") as f:
+            f.seek(offset)
+            head = f.read(512)
+    except OSError:
+        return None
+    found = _HEADER_NODE.match(head)
+    return found[1].decode() if found else None
 
 
 def snakemake_argv(command: str) -> list[str] | None:
@@ -196,20 +214,22 @@ def run_command(
     job_env = {k: v for k, v in os.environ.items() if k not in HIDDEN_ENV}
     job_env.update(env)
     node = ray.get_runtime_context().get_node_id()
-    argv = snakemake_argv(command) if warm else None
-    zygote = warm_snakemake(argv[0], workdir, job_env) if argv else None
-    warm_ok = zygote is not None and zygote.problem is None
     os.makedirs(os.path.dirname(logfile), exist_ok=True)
     with open(logfile, "ab") as log:
+        # The node first, before anything that takes time: the driver reads it here to find
+        # the attempts that were on a node Ray reports dead (node_of).
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        log.write(
+            f"=== {stamp} host {socket.gethostname()} ray node {node} worker {os.getpid()}".encode()
+        )
+        log.flush()
+        argv = snakemake_argv(command) if warm else None
+        zygote = warm_snakemake(argv[0], workdir, job_env) if argv else None
+        warm_ok = zygote is not None and zygote.problem is None
         start = "warm start" if warm_ok else "cold start"
         if zygote is not None and zygote.problem is not None:
             start += f" ({zygote.problem})"
-        header = (
-            f"=== {stamp} host {socket.gethostname()} ray node {node} worker {os.getpid()}, "
-            f"{start}\n"
-        )
-        log.write(header.encode())
+        log.write(f", {start}\n".encode())
         log.flush()
         if warm_ok:
             code = zygote.run(argv[3:], workdir, logfile)  # type: ignore[union-attr,index]
