@@ -202,6 +202,17 @@ def lose_node(ns: str, silent: bool = False) -> int:
     return len(pids)
 
 
+def wait_until_node2_runs_a_run(store_dir: Path) -> None:
+    """Waits until 6 runs are done and node2 runs one: the moment to lose it."""
+
+    def node2_runs_a_run() -> bool:
+        return done(store_dir) >= 6 and any(
+            "normal.py" in p for p in namespace_processes("satsweep-node2")
+        )
+
+    _wait_until(node2_runs_a_run, JOB_TIMEOUT, "node2 running a run, 6 runs done")
+
+
 def restart_lost_nodes() -> None:
     start = cluster("start", "--nodes", "3")  # starts only the slurmds that are gone
     assert start.returncode == 0, explain(start)
@@ -216,12 +227,7 @@ def test_a_lost_node_leaves_the_sweep_to_the_others(tmp_path):
     store_dir = results / "lost"
     job = submit_job(sweep, results)
 
-    def node2_runs_a_job() -> bool:
-        return done(store_dir) >= 6 and any(
-            "normal.py" in p for p in namespace_processes("satsweep-node2")
-        )
-
-    _wait_until(node2_runs_a_job, JOB_TIMEOUT, "node2 running a run, 6 runs done")
+    wait_until_node2_runs_a_run(store_dir)
     before = done(store_dir)
     lose_node("satsweep-node2")
     output = store_dir / "slurm" / f"{job}.out"
@@ -353,12 +359,7 @@ def test_a_node_lost_silently_mid_sweep(tmp_path):
     store_dir = results / "silent"
     job = submit_job(sweep, results)
 
-    def node2_runs_a_job() -> bool:
-        return done(store_dir) >= 6 and any(
-            "normal.py" in p for p in namespace_processes("satsweep-node2")
-        )
-
-    _wait_until(node2_runs_a_job, JOB_TIMEOUT, "node2 running a run, 6 runs done")
+    wait_until_node2_runs_a_run(store_dir)
     before = done(store_dir)
     lose_node("satsweep-node2", silent=True)
     lost_at = time.monotonic()
