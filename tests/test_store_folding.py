@@ -164,7 +164,7 @@ def test_a_fold_whose_index_is_unreadable_is_quarantined_and_its_runs_run_again(
     index = store / "folds" / "fold-000001.json"
     index.write_bytes(index.read_bytes()[:100])
     code, out, _ = run_cli(capsys, "status", toy, "--results", store.parent)
-    assert code == 3 and "0 done" in out, out
+    assert code == 3 and "0 done" in out and "damaged fold 1: " in out, out
     code, _, err = sweep(capsys, toy, 4, monkeypatch)
     assert code == 0 and "fold 1 is damaged" in err, err
     assert {p.name for p in (store / "quarantine").rglob("fold-*")} == {

@@ -578,6 +578,14 @@ def _status(args: argparse.Namespace) -> int:
         )
     for said in sweep.store_errors(state):
         console.print(f"store not written: {said}", highlight=False, markup=False, soft_wrap=True)
+    for fold, problem in state.broken_folds:  # few: a fold holds up to 10^5 runs
+        console.print(
+            f"damaged fold {fold}: {problem} (its runs count as missing; the next run moves the "
+            "fold to quarantine/ and runs them again)",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     for run, problem in state.damaged[:LIST_LIMIT]:
         console.print(
             f"damaged {run.config_id}/r{run.replication}: {problem} (the next run moves its "
