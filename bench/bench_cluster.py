@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_cluster.py [SWEEP] [--nodes 1] [--cpus-per-node 2] [--local]
         [--keep DIR]
 
-Submits SWEEP (default sweeps/goyal98-quick.yaml) into a fresh results directory with
+Submits SWEEP (default sweeps/goyal98-quick-ns3.yaml) into a fresh results directory with
 `satsweep submit` (one batch job: a Ray cluster in the allocation, `satsweep run --executor ray`
 as its driver), waits for the job, and prints the sweep efficiency as bench/bench_sweep.py
 defines it,
@@ -61,7 +61,7 @@ def log_times(output: Path) -> dict[str, dt.datetime]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweep", nargs="?", default=str(REPO / "sweeps" / "goyal98-quick.yaml"))
+    parser.add_argument("sweep", nargs="?", default=str(REPO / "sweeps" / "goyal98-quick-ns3.yaml"))
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--cpus-per-node", type=int, default=2)
     parser.add_argument("--partition")

@@ -1,6 +1,6 @@
 """Benchmark of the two engines at the paper's scale: goyal98's WAN case (100 pairs, 100 s,
 SACK, EPD, 1-RTT buffer), bulk and WWW, on satnet (ns-3; tcpModel ns2 and ns3) and on the
-OMNeT++/INET model (omnetpp/goyal98/; needs ./setup.sh --with-omnetpp).
+OMNeT++/INET model (omnetpp/goyal98/; needs the OMNeT++ build of ./setup.sh).
 
     .venv/bin/python bench/bench_engines.py [--simTime 100] [--clients 100]
 

@@ -4,7 +4,7 @@ the same worst half-width.
     .venv/bin/python bench/bench_precision.py [--over effects|configurations] [--halfwidth H]
         [--cores 2] [--results DIR]
 
-Runs goyal98-quick's WAN part (4 flavors x 2 drops x 3 buffers, 100 pairs, 60 s) with
+Runs goyal98-quick-ns3's WAN part (4 flavors x 2 drops x 3 buffers, 100 pairs, 60 s) with
 `replications: {min: 3, max: 20, until: {response: efficiency, halfwidth: H}, over: O}` through
 `satsweep run` into a fresh results directory, and prints each round (r, the widest 90%
 half-width), the runs spent and what a fixed r would have cost:
@@ -35,7 +35,7 @@ from satsweep.workflow import run as sweep
 
 DESIGN = """\
 study: goyal98-wan-precision-{over}
-description: goyal98-quick's WAN part until efficiency is known to +-{h} ({over})
+description: goyal98-quick-ns3's WAN part until efficiency is known to +-{h} ({over})
 program: satnet
 factors:
   flavor: [vanilla, reno, newreno, sack]

@@ -1,6 +1,6 @@
 """OMNeT++ studies under the engine contract (docs/omnetpp.md): the adapter on the example
 dumbbell study (docs/examples/omnetpp-dumbbell/), with real OMNeT++/INET runs from the build of
-`./setup.sh --with-omnetpp` (.ci/run builds it)."""
+`./setup.sh` (.ci/run builds it)."""
 
 from __future__ import annotations
 

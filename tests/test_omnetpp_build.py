@@ -1,6 +1,6 @@
 """omnetpp/build.sh's refusals, which cost no build: an installation that is not one, sources
 that are missing or do not match their checksums. The build itself (about 8 minutes cold, then
-cached) is `./setup.sh --with-omnetpp`, which .ci/run runs; tests/test_omnetpp.py uses it."""
+cached) is `./setup.sh`, which .ci/run runs; tests/test_omnetpp.py uses it."""
 
 from __future__ import annotations
 

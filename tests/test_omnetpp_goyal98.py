@@ -1,6 +1,6 @@
 """The goyal98 model on OMNeT++/INET (omnetpp/goyal98/): its parameters are satnet's, its ATM
 port frames and drops as the study says, and a tiny study runs through `satsweep run` into
-Parquet. Real OMNeT++ runs from the build of `./setup.sh --with-omnetpp` (.ci/run builds it)."""
+Parquet. Real OMNeT++ runs from the build of `./setup.sh` (.ci/run builds it)."""
 
 from __future__ import annotations
 

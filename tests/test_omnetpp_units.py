@@ -11,7 +11,7 @@ and a store made with the hashed seed sets keeps them.
 
 The tests of the first part need no OMNeT++; those marked ``omnetpp`` run the OMNeT++ sample
 ``fifo`` (a queue with ``volatile double serviceTime @unit(s)``), built from the OMNeT++ tree
-of ``./setup.sh --with-omnetpp``, under the adapter.
+of ``./setup.sh``, under the adapter.
 """
 
 from __future__ import annotations

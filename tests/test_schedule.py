@@ -25,7 +25,7 @@ EFFECTS = REPO / "tests" / "programs" / "effects.py"
 # every test plans or runs a design of satnet
 pytestmark = pytest.mark.programs
 
-QUICK = REPO / "sweeps" / "goyal98-quick.yaml"
+QUICK = REPO / "sweeps" / "goyal98-quick-ns3.yaml"
 
 
 def two_configurations(folder: Path, replications: int, delay: float = 1.0) -> Path:

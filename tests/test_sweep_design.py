@@ -157,11 +157,15 @@ def test_a_huge_design_is_refused_with_its_size_before_it_is_expanded(tmp_path):
 
 
 @pytest.mark.programs
+@pytest.mark.omnetpp
 def test_shipped_sweeps_are_valid():
     designs = {p.stem: load_design(p) for p in (REPO / "sweeps").glob("*.yaml")}
-    assert {"smoke", "goyal98-quick", "goyal98"} <= set(designs)
+    assert {"smoke", "goyal98-quick", "goyal98-quick-ns3", "goyal98"} <= set(designs)
     assert designs["smoke"].n_runs <= 10
-    quick, full = designs["goyal98-quick"], designs["goyal98"]
+    quick, quick_ns3, full = (designs[n] for n in ("goyal98-quick", "goyal98-quick-ns3", "goyal98"))
+    # the main job runs on the card's engine, the same design as satnet's quick one
+    assert (quick.program, quick_ns3.program, full.program) == ("omnetpp", "satnet", "satnet")
+    assert (quick.factors, quick.fixed) == (quick_ns3.factors, quick_ns3.fixed)
     for design in (quick, full):
         assert design.factors == {
             "link": ["wan", "meo", "geo"],
