@@ -111,7 +111,8 @@ ProgramDriver::GetUsage() const
            SeedFlag().GetHelpEntry() +
            "  --out=FILE\n"
            "      Where the result (one JSON object) goes, written atomically: a temporary\n"
-           "      file, then a rename. Its directory must exist. Default: standard output.\n"
+           "      file, then a rename (a device or a pipe, such as /dev/null, is written as\n"
+           "      it is). Its directory must exist. Default: standard output.\n"
            "  --describe\n"
            "      Print the parameters and the output schema as one JSON object.\n"
            "  --help\n"
@@ -123,6 +124,26 @@ ProgramDriver::GetUsage() const
 void
 ProgramDriver::WriteAtomically(const std::string& path, const std::string& text)
 {
+    // A device or a pipe (--out=/dev/null, a FIFO) is written as it is: a rename would put a
+    // regular file in its place, which as root replaces the system's /dev/null.
+    std::error_code status;
+    const auto kind = std::filesystem::status(path, status).type();
+    if (!status && kind != std::filesystem::file_type::regular &&
+        kind != std::filesystem::file_type::not_found)
+    {
+        if (kind == std::filesystem::file_type::directory)
+        {
+            throw std::runtime_error("cannot write " + path + ": a directory");
+        }
+        std::ofstream file(path, std::ios::binary);
+        file << text;
+        file.flush();
+        if (!file)
+        {
+            throw std::runtime_error("cannot write " + path);
+        }
+        return;
+    }
     const auto temporary = path + ".tmp." + std::to_string(getpid());
     {
         std::ofstream file(temporary, std::ios::binary);

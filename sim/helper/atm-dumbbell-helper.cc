@@ -92,7 +92,9 @@ AtmDumbbellHelper::AtmDumbbellHelper(const AtmDumbbellParameters& p)
                                                             "EpdThreshold",
                                                             DoubleValue(p.epdThreshold),
                                                             "SdZ",
-                                                            DoubleValue(p.sdZ));
+                                                            DoubleValue(p.sdZ),
+                                                            "PartialFrames",
+                                                            EnumValue(p.partialFrames));
         }
     }
     else

@@ -41,6 +41,9 @@ struct AtmDumbbellParameters
     double epdThreshold = 0.8;                     //!< R / K
     double sdZ = 0.8;                              //!< Z of Selective Drop
     AtmSwitchModel switchModel = AtmSwitchModel::FRAME; //!< both trunk ports' model
+    /// a cut frame's later cells at the trunk ports (cell model only: in the frame model a
+    /// frame enters whole, so no room frees up while it does)
+    AtmPartialFrames partialFrames = AtmPartialFrames::PPD;
 };
 
 /**

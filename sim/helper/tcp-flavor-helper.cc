@@ -55,6 +55,8 @@ TcpFlavorHelper::Install(Ptr<Node> node) const
     factory->SetAttribute("Tick", TimeValue(m_parameters.tick));
     factory->SetAttribute("MinRto", TimeValue(m_parameters.minRto));
     factory->SetAttribute("SlowStartRestart", BooleanValue(m_parameters.slowStartRestart));
+    factory->SetAttribute("FastRetransmitGuard", BooleanValue(m_parameters.fastRetransmitGuard));
+    factory->SetAttribute("ByteWindow", BooleanValue(m_parameters.byteWindow));
     factory->SetAttribute("TimerClock", EnumValue(m_parameters.timerClock));
     node->AggregateObject(factory);
 }

@@ -36,6 +36,10 @@ struct TcpParameters
     /// ns2 model: cwnd returns to 1 when the timer expires with nothing outstanding (ns-2's
     /// slow_start_restart_ and restart_bugfix_, both true by default)
     bool slowStartRestart{true};
+    /// ns2 model: ns-2's bug_fix_, one fast retransmit for the losses of one window
+    bool fastRetransmitGuard{true};
+    /// ns2 model: the send window counted in bytes (BSD), segments below one MSS sent
+    bool byteWindow{false};
     /// Clock of the retransmission timers: each connection's own, or one shared by all
     TimerClock timerClock{TimerClock::PER_CONNECTION};
     /// Send buffer, bytes: room for the files a WWW server queues (payload is virtual).

@@ -3,6 +3,7 @@
 #include "model/www-client.h"
 #include "model/www-server.h"
 
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 
@@ -33,6 +34,13 @@ WwwHelper::SetClientAttribute(const std::string& name, const AttributeValue& val
     m_client.Set(name, value);
 }
 
+void
+WwwHelper::SetConnections(WwwConnections connections)
+{
+    m_server.Set("Connections", EnumValue(connections));
+    m_client.Set("Connections", EnumValue(connections));
+}
+
 ApplicationContainer
 WwwHelper::Install(Ptr<Node> serverNode, Ptr<Node> clientNode, Ipv4Address serverAddress) const
 {
@@ -42,6 +50,8 @@ WwwHelper::Install(Ptr<Node> serverNode, Ptr<Node> clientNode, Ipv4Address serve
     auto client = m_client.Create<WwwClient>();
     client->SetAttribute("Remote", AddressValue(InetSocketAddress(serverAddress, m_port)));
     client->SetResponseSource(server); // the answers' lengths, for PagePacing afterBatch
+    // Where each page starts, for Connections pageReset.
+    client->TraceConnectWithoutContext("PageStart", MakeCallback(&WwwServer::NotePage, server));
     clientNode->AddApplication(client);
     ApplicationContainer pair;
     pair.Add(server);

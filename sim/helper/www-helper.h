@@ -4,6 +4,8 @@
 #ifndef SATNET_WWW_HELPER_H
 #define SATNET_WWW_HELPER_H
 
+#include "model/www-connections.h"
+
 #include "ns3/application-container.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
@@ -53,8 +55,16 @@ class WwwHelper
     void SetClientAttribute(const std::string& name, const AttributeValue& value);
 
     /**
+     * @brief Sets the Connections of the servers and clients installed from now on (the two
+     * must match).
+     * @param connections one connection per run, one per page, or one reset per page
+     */
+    void SetConnections(WwwConnections connections);
+
+    /**
      * @brief Installs a server on @p serverNode and its client on @p clientNode; the client
-     * learns the length of each answer from the server (WwwClient::SetResponseSource()).
+     * learns the length of each answer from the server (WwwClient::SetResponseSource()), and
+     * the server where each page starts (the client's PageStart trace to WwwServer::NotePage()).
      * @param serverNode node of the server
      * @param clientNode node of the client
      * @param serverAddress address of @p serverNode the client connects to

@@ -58,6 +58,18 @@ AtmCellPort::GetTypeId()
                           DataRateValue(DataRate("45Mbps")),
                           MakeDataRateAccessor(&AtmCellPort::m_linkRate),
                           MakeDataRateChecker())
+            .AddAttribute("PartialFrames",
+                          "EPD and SD: the later cells of a frame that has lost a cell for want "
+                          "of room. PPD (partial packet discard): dropped, but the last, which is "
+                          "kept when it fits. Accept: each kept whenever the buffer has room "
+                          "when it arrives (\"partially received packets are accepted if "
+                          "possible\").",
+                          EnumValue(AtmPartialFrames::PPD),
+                          MakeEnumAccessor<AtmPartialFrames>(&AtmCellPort::m_partialFrames),
+                          MakeEnumChecker(AtmPartialFrames::PPD,
+                                          "PPD",
+                                          AtmPartialFrames::ACCEPT,
+                                          "Accept"))
             .AddTraceSource("CellDrop",
                             "Cells refused: VC, number of cells, reason (for the later cells "
                             "of an admitted frame, reported when its last cell arrives).",
@@ -72,6 +84,7 @@ AtmCellPort::AtmCellPort()
       m_epdThreshold(0.8),
       m_sdZ(0.8),
       m_linkRate("45Mbps"),
+      m_partialFrames(AtmPartialFrames::PPD),
       m_activeVcs(0),
       m_busyCells(0)
 {
@@ -298,7 +311,7 @@ AtmCellPort::ArriveCell(Arrival& arrival, Time t)
     if (m_policy != AtmDropPolicy::TAIL)
     {
         arrival.cut = arrival.cut || !room;
-        if (arrival.cut)
+        if (arrival.cut && m_partialFrames == AtmPartialFrames::PPD)
         {
             keep = room && arrival.next + 1 == arrival.cells; // PPD keeps the EOM cell
         }

@@ -39,7 +39,10 @@ namespace ns3
  * the first that finds the buffer full starts partial packet discard: the frame's remaining
  * cells are dropped except its last (EOM) cell, which is kept when there is room for it, as in
  * Romanow & Floyd's PPD and the ATM Forum's TM 4.0, so that reassembly finds the frame's end
- * (its CRC then fails). The frame is counted once as "partial", with the cells it lost. With
+ * (its CRC then fails). With PartialFrames Accept ("partially received packets are accepted if
+ * possible") a cut frame's later cells are instead each buffered whenever the buffer has room
+ * when they arrive, as with tail drop: the cells that leave while the frame enters make room for
+ * as many of its cells. The frame is counted once as "partial", with the cells it lost. With
  * tail drop every cell is kept exactly when there is room; a frame that lost any counts once as
  * "tail". A frame that kept cells leaves when its last kept cell has been transmitted, carrying
  * that many cells (AtmFrameTag), so the receiving host's reassembly discards a damaged frame.
@@ -148,6 +151,7 @@ class AtmCellPort : public Object
     double m_epdThreshold;          //!< R / K
     double m_sdZ;                   //!< Z of Selective Drop
     DataRate m_linkRate;            //!< cell rate of the port's link
+    AtmPartialFrames m_partialFrames; //!< what happens to a cut frame's later cells
     Ptr<NetDevice> m_device;        //!< carries the frames that leave
     std::deque<Cell> m_buffer;      //!< buffered cells, in order of transmission
     std::vector<uint32_t> m_vcCells; //!< X_i indexed by VC

@@ -22,6 +22,17 @@ enum class AtmDropPolicy
     SD    //!< Selective Drop (per-VC accounting)
 };
 
+/**
+ * What happens to the later cells of a frame that has lost a cell for want of room (EPD and SD;
+ * tail drop keeps every cell that fits whatever came before). The study says only "partially
+ * received packets are accepted if possible".
+ */
+enum class AtmPartialFrames
+{
+    PPD,    //!< partial packet discard: the rest is dropped but the last cell, kept if it fits
+    ACCEPT, //!< every later cell, the last included, is kept whenever the buffer has room
+};
+
 /// Why cells were refused; one counter per reason.
 enum class AtmDropReason
 {

@@ -65,7 +65,7 @@ Ns2RenoRecovery::MayFastRetransmit(const Ns2TcpSocket& sender) const
 void
 Ns2RenoRecovery::DupAckAction(Ns2TcpSocket& sender)
 {
-    if (!MayFastRetransmit(sender))
+    if (sender.m_fastRetransmitGuard && !MayFastRetransmit(sender))
     {
         return;
     }

@@ -12,9 +12,9 @@ namespace ns3
 /**
  * @brief RENO (tcp-reno.cc, RenoTcpAgent): the 3rd duplicate ACK halves (cwnd = ssthresh =
  * window/2), retransmits and inflates the window by 3 + one per further duplicate ACK; any new
- * ACK ends recovery. bug_fix_: no new fast retransmit before the ACK passes the highest
- * sequence sent at the last one (or timeout). Duplicate ACKs also inflate outside recovery (no
- * exitFastRetrans_).
+ * ACK ends recovery. bug_fix_ (FastRetransmitGuard): no new fast retransmit before the ACK
+ * passes the highest sequence sent at the last one (or timeout). Duplicate ACKs also inflate
+ * outside recovery (no exitFastRetrans_).
  */
 class Ns2RenoRecovery : public Ns2Recovery
 {
@@ -27,7 +27,7 @@ class Ns2RenoRecovery : public Ns2Recovery
 
   protected:
     /**
-     * bug_fix_'s test in dupack_action().
+     * bug_fix_'s test in dupack_action(), applied only with Ns2TcpSocket's FastRetransmitGuard.
      * @param sender the socket
      * @return true when the 3rd duplicate ACK may fast-retransmit
      */

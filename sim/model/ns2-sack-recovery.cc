@@ -30,7 +30,7 @@ Ns2SackRecovery::OnDupAck(Ns2TcpSocket& sender, SequenceNumber32 ack)
         RecoveryAck(sender, ack, ack);
         return;
     }
-    if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) &&
+    if (!IgnoresDupAcks(sender) && m_scoreboard.Update(ack, m_ackSackBlocks) &&
         ++sender.m_dupacks == NUM_DUPACKS)
     {
         DupAckAction(sender);
@@ -99,11 +99,17 @@ Ns2SackRecovery::IdleRestart()
     m_scoreboard.Clear();
 }
 
+bool
+Ns2SackRecovery::IgnoresDupAcks(const Ns2TcpSocket& sender) const
+{
+    return m_afterTimeout && sender.m_fastRetransmitGuard;
+}
+
 void
 Ns2SackRecovery::DupAckAction(Ns2TcpSocket& sender)
 {
     const SequenceNumber32 head = sender.m_txBuffer->HeadSequence();
-    if (!sender.PassedRecoverPoint(head))
+    if (sender.m_fastRetransmitGuard && !sender.PassedRecoverPoint(head))
     {
         return; // bug_fix_, as Reno's (Ns2RenoRecovery::MayFastRetransmit())
     }
@@ -133,7 +139,8 @@ Ns2SackRecovery::RecoveryAck(Ns2TcpSocket& sender, SequenceNumber32 ack, Sequenc
         sender.m_backoff = 1;
         sender.NewAck(ack, true);
     }
-    else if (!m_afterTimeout && m_scoreboard.Update(ack, m_ackSackBlocks) && sender.m_dupacks > 0)
+    else if (!IgnoresDupAcks(sender) && m_scoreboard.Update(ack, m_ackSackBlocks) &&
+             sender.m_dupacks > 0)
     {
         ++sender.m_dupacks;
     }

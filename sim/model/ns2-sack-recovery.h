@@ -17,7 +17,8 @@ namespace ns3
  * SACKs new data: pipe = cwnd - 3, halve, retransmit the first hole; in recovery every ACK
  * takes one off pipe, a partial ACK two (and restarts the timer); while pipe < cwnd, holes
  * first, then new data; recovery ends when the recovery point is acknowledged; a timeout
- * clears the scoreboard and ignores duplicate ACKs until the next new ACK.
+ * clears the scoreboard and ignores duplicate ACKs until the next new ACK. Without
+ * FastRetransmitGuard neither that nor bug_fix_ holds back a 3rd duplicate ACK.
  */
 class Ns2SackRecovery : public Ns2Recovery
 {
@@ -33,6 +34,11 @@ class Ns2SackRecovery : public Ns2Recovery
     void IdleRestart() override;
 
   private:
+    /**
+     * @param sender the socket
+     * @return true while duplicate ACKs are ignored: after a timeout, with FastRetransmitGuard
+     */
+    bool IgnoresDupAcks(const Ns2TcpSocket& sender) const;
     /**
      * Sack1's fast retransmit, on the 3rd duplicate ACK that SACKs new data.
      * @param sender the socket

@@ -69,6 +69,27 @@ Ns2TcpSocket::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&Ns2TcpSocket::m_sackHolesNeedUnsentData),
                           MakeBooleanChecker())
+            .AddAttribute("FastRetransmitGuard",
+                          "ns-2's bug_fix_ (on in ns-default.tcl): a 3rd duplicate ACK "
+                          "fast-retransmits only once the cumulative ACK has passed the highest "
+                          "sequence sent at the last fast retransmit or timeout, so losses of "
+                          "one window get one fast retransmit and one halving (Sack1 also "
+                          "ignores duplicate ACKs after a timeout until new data is "
+                          "acknowledged). false: no such guard, every 3rd duplicate ACK "
+                          "retransmits and halves again (Floyd's guard left out)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&Ns2TcpSocket::m_fastRetransmitGuard),
+                          MakeBooleanChecker())
+            .AddAttribute("ByteWindow",
+                          "Count the send window in bytes, as a BSD sender's snd_cwnd: "
+                          "min(cwnd x MSS, the peer's window) with cwnd not floored to whole "
+                          "packets (the same cwnd arithmetic: +MSS^2/cwnd bytes per ACK in "
+                          "congestion avoidance), and every byte it allows is sent at once, "
+                          "silly-window avoidance off, so a segment below one MSS goes out "
+                          "mid-file. false: ns-2's window() of whole packets",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&Ns2TcpSocket::m_byteWindow),
+                          MakeBooleanChecker())
             .AddAttribute("TickPhase",
                           "Phase of this socket's tick clock as a fraction of a tick, drawn "
                           "once per socket (ns-2's boot_time_ = uniform(tcpTick_))",
@@ -133,6 +154,8 @@ Ns2TcpSocket::Ns2TcpSocket(const Ns2TcpSocket& sock)
       m_initialRto(sock.m_initialRto),
       m_slowStartRestart(sock.m_slowStartRestart),
       m_sackHolesNeedUnsentData(sock.m_sackHolesNeedUnsentData),
+      m_fastRetransmitGuard(sock.m_fastRetransmitGuard),
+      m_byteWindow(sock.m_byteWindow),
       m_slowStart(sock.m_slowStart),
       m_byteCountingLimit(sock.m_byteCountingLimit),
       m_dbcMaxD(sock.m_dbcMaxD),
@@ -210,6 +233,39 @@ uint64_t
 Ns2TcpSocket::GetIdleRestarts() const
 {
     return m_idleRestarts;
+}
+
+bool
+Ns2TcpSocket::ResetSenderState()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_state != ESTABLISHED || m_txBuffer->Size() > 0 || GetDataSegmentsSent() == 0)
+    {
+        return false; // busy, or nothing sent yet: still a new connection's state
+    }
+    m_cwnd = GetInitialCwnd();
+    m_ssthresh = m_initialSsthresh;
+    m_dupacks = 0;
+    m_lastAction = CwndAction::NONE;
+    m_recoverSet = false;
+    m_recovery = Ns2Recovery::Create(GetFlavor());
+    m_rttActive = false;
+    m_rttEndSet = false;
+    m_srtt8 = 0;
+    m_rttvar4 = 0;
+    m_rtxcur = m_initialRto;
+    m_backoff = 1;
+    m_retxEvent.Cancel(); // nothing outstanding: a new connection has no timer running
+    ++m_senderResets;
+    PublishWindow();
+    NS_LOG_DEBUG("sender reset: cwnd " << m_cwnd << ", ssthresh " << m_ssthresh);
+    return true;
+}
+
+uint64_t
+Ns2TcpSocket::GetSenderResets() const
+{
+    return m_senderResets;
 }
 
 Time
@@ -299,22 +355,47 @@ Ns2TcpSocket::PublishWindow()
     m_tcb->m_ssThresh = static_cast<uint32_t>(std::min(m_ssthresh * mss, MAX_CWND_BYTES));
 }
 
-uint32_t
-Ns2TcpSocket::AvailableWindow() const
+uint64_t
+Ns2TcpSocket::WindowBytes() const
+{
+    const uint64_t mss = GetSegSize();
+    if (!m_byteWindow)
+    {
+        return WindowPackets() * mss;
+    }
+    const double cwnd = (GetCwndPackets() + m_recovery->WindowInflation()) * mss;
+    return static_cast<uint64_t>(std::min(cwnd, double(std::max(m_maxWnd, m_rWnd.Get()))));
+}
+
+uint64_t
+Ns2TcpSocket::UsableWindow() const
 {
     if (m_holdSend)
     {
         return 0;
     }
-    const uint32_t mss = GetSegSize();
     const SequenceNumber32 head = m_txBuffer->HeadSequence();
     const SequenceNumber32 next = m_tcb->m_nextTxSequence;
     const uint64_t outstanding = next > head ? static_cast<uint64_t>(next - head) : 0;
     const std::optional<uint64_t> recoveryWindow = m_recovery->RecoveryWindow(*this, outstanding);
-    uint64_t window = recoveryWindow ? *recoveryWindow : uint64_t{WindowPackets()} * mss;
+    uint64_t window = recoveryWindow ? *recoveryWindow : WindowBytes();
     // ns-3's receiver really has a buffer of m_rWnd bytes: never send past it.
     window = std::min<uint64_t>(window, m_rWnd.Get());
-    return window > outstanding ? static_cast<uint32_t>(window - outstanding) : 0;
+    return window > outstanding ? window - outstanding : 0;
+}
+
+uint32_t
+Ns2TcpSocket::AvailableWindow() const
+{
+    const uint64_t usable = UsableWindow();
+    if (m_byteWindow && usable > 0 && usable < GetSegSize())
+    {
+        // TcpSocketBase::SendPendingData holds back a window below one MSS (silly-window
+        // avoidance), which the study turned off: report a whole segment, and SendDataPacket
+        // cuts the segment to the bytes the window really allows.
+        return GetSegSize();
+    }
+    return static_cast<uint32_t>(usable);
 }
 
 void
@@ -332,6 +413,16 @@ uint32_t
 Ns2TcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
     InitWindow();
+    if (m_byteWindow && !m_directOutput && seq == m_tcb->m_nextTxSequence)
+    {
+        // send_much()'s next segment gets the window's own bytes (AvailableWindow() rounded a
+        // window below one MSS up to one); Sack1's holes lie below it and are not cut.
+        maxSize = static_cast<uint32_t>(std::min<uint64_t>(maxSize, UsableWindow()));
+        if (maxSize == 0)
+        {
+            return 0;
+        }
+    }
     m_rto = GetCurrentRto(); // the base class starts the timer with it when none runs
     const bool isNew = seq >= m_tcb->m_highTxMark;
     const bool nothingOutstanding = m_txBuffer->HeadSequence() >= m_tcb->m_highTxMark;

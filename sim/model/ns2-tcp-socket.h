@@ -46,11 +46,17 @@ namespace ns3
  *   faster first slow starts, count the segments an ACK covers instead); window =
  *   min(floor(cwnd), wnd) packets, wnd the largest window the peer advertised; a loss sets ssthresh = max(floor(window / 2), 2).
  *   A timeout sets cwnd = 1 and resends from the first unacknowledged segment (go-back-N).
+ *   With ByteWindow the same cwnd is counted in bytes as a BSD sender's snd_cwnd (cwnd x MSS,
+ *   not floored; +MSS^2/cwnd bytes per ACK in congestion avoidance) and the sender sends every
+ *   byte that window allows, silly-window avoidance off: a backlogged sender whose window grew
+ *   by a fraction of a segment sends a segment below one MSS mid-file.
  * - Recovery: what the duplicate ACKs, new ACKs and timeouts do beyond that is the flavor's,
  *   one Ns2Recovery strategy per flavor as ns-2 has one agent class per flavor, chosen when
  *   the flavor is set: Ns2VanillaRecovery (Agent/TCP with fast retransmit off, as the study's
  *   Vanilla: timeouts only), Ns2RenoRecovery (tcp-reno.cc), Ns2NewRenoRecovery
- *   (tcp-newreno.cc), Ns2SackRecovery (tcp-sack1.cc, scoreboard.cc).
+ *   (tcp-newreno.cc), Ns2SackRecovery (tcp-sack1.cc, scoreboard.cc). Each has ns-2's bug_fix_
+ *   guard against a second fast retransmit for losses of one window (FastRetransmitGuard; off:
+ *   every 3rd duplicate ACK retransmits and halves again, also after a timeout).
  */
 class Ns2TcpSocket : public TcpFlavorSocket
 {
@@ -103,6 +109,18 @@ class Ns2TcpSocket : public TcpFlavorSocket
      */
     void SetInitialWindow(uint32_t packets);
     /**
+     * Puts the sender back to a new connection's state (satnet's --connections=pageReset, a
+     * cheap stand-in for a connection per page): cwnd to the InitialCwnd, ssthresh to its
+     * initial value, the RTT estimate and the backoff to none (the RTO to InitialRto), the
+     * recovery's state cleared and no timer running. Only on an established connection that
+     * has sent data and has nothing unacknowledged or queued; counters and the tick phase are
+     * kept.
+     * @return true when it reset, false when the connection was not in that state
+     */
+    bool ResetSenderState();
+    /// @return the times ResetSenderState() reset the sender
+    uint64_t GetSenderResets() const;
+    /**
      * Selects the flavor and with it the recovery strategy (only while the socket is CLOSED).
      * @param flavor the flavor
      */
@@ -142,6 +160,11 @@ class Ns2TcpSocket : public TcpFlavorSocket
     void InitWindow();
     /// @return ns-2's window(): min(floor(cwnd) (+ the recovery's inflation), wnd) packets
     uint32_t WindowPackets() const;
+    /// @return what send_much() may have outstanding, bytes: WindowPackets() x MSS, or with
+    /// ByteWindow min((cwnd + inflation) x MSS, the largest window advertised)
+    uint64_t WindowBytes() const;
+    /// @return the bytes the window lets the sender send now (0 while an ACK holds sending)
+    uint64_t UsableWindow() const;
     /// @return the receiver's window in packets (ns-2's wnd_)
     uint32_t WndPackets() const;
     /// @return highest sequence sent so far, i.e. maxseq_ + 1 in bytes
@@ -210,6 +233,8 @@ class Ns2TcpSocket : public TcpFlavorSocket
     Time m_initialRto;                     ///< rtxcur_init_
     bool m_slowStartRestart{true};         ///< slow_start_restart_ (with restart_bugfix_)
     bool m_sackHolesNeedUnsentData{true};  ///< Sack1's send_much() gate t_seqno_ < curseq_
+    bool m_fastRetransmitGuard{true};      ///< bug_fix_: one fast retransmit per window
+    bool m_byteWindow{false};              ///< the send window counted in bytes (BSD)
     SlowStartPolicy m_slowStart{SlowStartPolicy::STCP}; ///< the first slow start's policy
     uint32_t m_byteCountingLimit{2};       ///< L of bc and dbc
     double m_dbcMaxD{2};                   ///< d_max of dbc
@@ -240,6 +265,7 @@ class Ns2TcpSocket : public TcpFlavorSocket
     TracedValue<uint32_t> m_backoff{1}; ///< t_backoff_
     uint64_t m_rttSamples{0};  ///< samples taken
     uint64_t m_idleRestarts{0}; ///< timer expiries with nothing outstanding that cut cwnd
+    uint64_t m_senderResets{0}; ///< ResetSenderState() calls that reset
 
     std::unique_ptr<Ns2Recovery> m_recovery; ///< the flavor's recovery, fresh per socket
     bool m_directOutput{false};     ///< sending outside send_much() (no pipe_ increment)

@@ -80,6 +80,18 @@ TcpFlavorSocketFactory::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TcpFlavorSocketFactory::m_slowStartRestart),
                           MakeBooleanChecker())
+            .AddAttribute("FastRetransmitGuard",
+                          "ns2 sockets: ns-2's bug_fix_ guard against a second fast retransmit "
+                          "for losses of one window (Ns2TcpSocket::FastRetransmitGuard)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TcpFlavorSocketFactory::m_fastRetransmitGuard),
+                          MakeBooleanChecker())
+            .AddAttribute("ByteWindow",
+                          "ns2 sockets: the send window counted in bytes, segments below one "
+                          "MSS sent (Ns2TcpSocket::ByteWindow)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpFlavorSocketFactory::m_byteWindow),
+                          MakeBooleanChecker())
             .AddAttribute("TimerClock",
                           "Clock of the sockets' retransmission timers: perConnection or shared "
                           "(TcpFlavorSocket::TimerClock)",
@@ -109,6 +121,8 @@ TcpFlavorSocketFactory::CreateSocket()
         Ptr<Ns2TcpSocket> ns2 = CreateObject<Ns2TcpSocket>();
         ns2->SetAttribute("Tick", TimeValue(m_tick));
         ns2->SetAttribute("SlowStartRestart", BooleanValue(m_slowStartRestart));
+        ns2->SetAttribute("FastRetransmitGuard", BooleanValue(m_fastRetransmitGuard));
+        ns2->SetAttribute("ByteWindow", BooleanValue(m_byteWindow));
         socket = ns2;
     }
     else

@@ -49,6 +49,8 @@ class TcpFlavorSocketFactory : public SocketFactory
     Time m_tick;                  ///< TCP timer granularity
     Time m_minRto;                ///< lower bound of the RTO
     bool m_slowStartRestart{true}; ///< ns2 sockets: cwnd back to 1 after an idle RTO
+    bool m_fastRetransmitGuard{true}; ///< ns2 sockets: one fast retransmit per window
+    bool m_byteWindow{false};      ///< ns2 sockets: the send window counted in bytes
     TimerClock m_timerClock{TimerClock::PER_CONNECTION}; ///< clock of the retransmission timers
 };
 

@@ -1,5 +1,6 @@
 #include "www-client.h"
 
+#include "ns2-tcp-socket.h"
 #include "truncated-poisson-random-variable.h"
 #include "www-server.h"
 
@@ -102,6 +103,20 @@ WwwClient::GetTypeId()
                                           "period",
                                           PagePacing::AFTER_BATCH,
                                           "afterBatch"))
+            .AddAttribute("Connections",
+                          "How pages use TCP connections: run (one connection for the whole "
+                          "run, opened at start), page (a new connection per page, closed "
+                          "after the page's last answer) or pageReset (one connection whose "
+                          "sender is reset to a new connection's state when a page starts on "
+                          "it idle; needs the ns2 TCP sender). The server's must match.",
+                          EnumValue(WwwConnections::RUN),
+                          MakeEnumAccessor<WwwConnections>(&WwwClient::m_connectionsMode),
+                          MakeEnumChecker(WwwConnections::RUN,
+                                          "run",
+                                          WwwConnections::PAGE,
+                                          "page",
+                                          WwwConnections::PAGE_RESET,
+                                          "pageReset"))
             .AddTraceSource("PageStart",
                             "A page started; the argument is its number of requests.",
                             MakeTraceSourceAccessor(&WwwClient::m_pageTrace),
@@ -165,6 +180,23 @@ WwwClient::GetSocket() const
     return m_socket;
 }
 
+std::vector<Ptr<Socket>>
+WwwClient::GetSockets() const
+{
+    std::vector<Ptr<Socket>> sockets;
+    for (const auto& connection : m_connections)
+    {
+        sockets.push_back(connection.socket);
+    }
+    return sockets;
+}
+
+uint64_t
+WwwClient::GetSenderResets() const
+{
+    return m_senderResets;
+}
+
 uint64_t
 WwwClient::GetPagesDone() const
 {
@@ -198,11 +230,12 @@ WwwClient::DoDispose()
     NS_LOG_FUNCTION(this);
     m_pageEvent.Cancel();
     m_requestEvent.Cancel();
-    if (m_socket)
+    for (auto& connection : m_connections)
     {
-        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-        m_socket = nullptr;
+        connection.socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
     }
+    m_connections.clear();
+    m_socket = nullptr;
     m_phaseRv = nullptr;
     m_requestsRv = nullptr;
     m_gapRv = nullptr;
@@ -226,26 +259,47 @@ WwwClient::StartApplication()
                     "WwwClient: PagePacing afterBatch needs SetResponseSource(), to know when a "
                     "page's documents have arrived");
     m_running = true;
-    if (!m_socket)
+    if (!m_socket && m_connectionsMode != WwwConnections::PAGE)
     {
-        m_socket = Socket::CreateSocket(GetNode(), m_tid);
-        const int bound = Inet6SocketAddress::IsMatchingType(m_peer) ? m_socket->Bind6()
-                                                                      : m_socket->Bind();
-        if (bound == -1 || m_socket->Connect(m_peer) == -1)
-        {
-            NS_FATAL_ERROR("WwwClient on node " << GetNode()->GetId() << " failed to connect to "
-                                                << m_peer);
-        }
-        m_socket->SetRecvCallback(MakeCallback(&WwwClient::HandleRead, this));
-        m_socket->SetSendCallback(MakeCallback(&WwwClient::HandleSend, this));
-        m_socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
-                                     MakeCallback(&WwwClient::HandleConnectionFailed, this));
+        Connect();
     }
     // One draw whatever RandomStartPhase says keeps the later draws of the run aligned.
     const Time phase = m_pagePeriod * m_phaseRv->GetValue(0, 1);
     m_startPhase = m_randomStartPhase ? phase : Time(0);
     NS_LOG_INFO("first page in " << m_startPhase.As(Time::S));
     m_pageEvent = Simulator::Schedule(m_startPhase, &WwwClient::StartPage, this);
+}
+
+void
+WwwClient::Connect()
+{
+    m_socket = Socket::CreateSocket(GetNode(), m_tid);
+    const int bound =
+        Inet6SocketAddress::IsMatchingType(m_peer) ? m_socket->Bind6() : m_socket->Bind();
+    if (bound == -1 || m_socket->Connect(m_peer) == -1)
+    {
+        NS_FATAL_ERROR("WwwClient on node " << GetNode()->GetId() << " failed to connect to "
+                                            << m_peer);
+    }
+    m_socket->SetRecvCallback(MakeCallback(&WwwClient::HandleRead, this));
+    m_socket->SetSendCallback(MakeCallback(&WwwClient::HandleSend, this));
+    m_socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                                 MakeCallback(&WwwClient::HandleConnectionFailed, this));
+    m_connections.emplace_back().socket = m_socket;
+}
+
+WwwClient::Connection&
+WwwClient::Find(Ptr<Socket> socket)
+{
+    // The open connections are the last ones opened: search from the end.
+    for (auto it = m_connections.rbegin(); it != m_connections.rend(); ++it)
+    {
+        if (it->socket == socket)
+        {
+            return *it;
+        }
+    }
+    NS_FATAL_ERROR("WwwClient: a socket it did not open");
 }
 
 void
@@ -268,6 +322,20 @@ WwwClient::StartPage()
     NS_LOG_INFO("page " << m_pages << " at " << Simulator::Now().As(Time::S) << ": " << requests
                         << " requests");
     m_pageTrace(requests);
+    if (m_connectionsMode == WwwConnections::PAGE)
+    {
+        Connect();
+    }
+    else if (m_connectionsMode == WwwConnections::PAGE_RESET && m_connections.back().backlog == 0)
+    {
+        auto sender = DynamicCast<Ns2TcpSocket>(m_socket);
+        NS_ABORT_MSG_IF(!sender, "WwwClient: Connections pageReset needs the ns2 TCP sender");
+        if (sender->ResetSenderState())
+        {
+            ++m_senderResets;
+            NS_LOG_INFO("page " << m_pages << " starts on an idle connection: sender reset");
+        }
+    }
     if (m_pagePacing == PagePacing::PERIOD)
     {
         m_pageEvent = Simulator::Schedule(m_pagePeriod, &WwwClient::StartPage, this);
@@ -287,9 +355,13 @@ WwwClient::SendRequest(uint32_t remaining)
 {
     NS_LOG_FUNCTION(this << remaining);
     ++m_requestsSent;
-    m_backlog += m_requestBytes;
+    // A page's requests all go on the connection current at its start (they are all sent
+    // before the next page starts).
+    Connection& connection = m_connections.back();
+    connection.backlog += m_requestBytes;
+    connection.closing = m_connectionsMode == WwwConnections::PAGE && remaining == 1;
     m_requestTrace(m_requestBytes);
-    Flush();
+    Flush(connection);
     if (remaining > 1)
     {
         const Time gap = Seconds(m_gapRv->GetValue(m_minGap.GetSeconds(), m_maxGap.GetSeconds()));
@@ -298,24 +370,30 @@ WwwClient::SendRequest(uint32_t remaining)
 }
 
 void
-WwwClient::Flush()
+WwwClient::Flush(Connection& connection)
 {
     // Requests carry no content: the backlog is a byte count, so order cannot be lost.
-    while (m_backlog > 0)
+    Ptr<Socket> socket = connection.socket;
+    while (connection.backlog > 0)
     {
-        const uint32_t room = m_socket->GetTxAvailable();
+        const uint32_t room = socket->GetTxAvailable();
         if (room == 0)
         {
             return;
         }
-        const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(m_backlog, room));
-        const int sent = m_socket->Send(Create<Packet>(bytes));
+        const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(connection.backlog, room));
+        const int sent = socket->Send(Create<Packet>(bytes));
         if (sent <= 0)
         {
-            NS_LOG_LOGIC("send of " << bytes << " B refused, errno " << m_socket->GetErrno());
+            NS_LOG_LOGIC("send of " << bytes << " B refused, errno " << socket->GetErrno());
             return;
         }
-        m_backlog -= sent;
+        connection.backlog -= sent;
+    }
+    if (connection.closing && !connection.closed)
+    {
+        connection.closed = true;
+        socket->Close(); // the page's last request is in TCP: the FIN follows it
     }
 }
 
@@ -367,7 +445,7 @@ void
 WwwClient::HandleSend(Ptr<Socket> socket, uint32_t available)
 {
     NS_LOG_FUNCTION(this << socket << available);
-    Flush();
+    Flush(Find(socket));
 }
 
 void

@@ -4,6 +4,8 @@
 #ifndef SATNET_WWW_CLIENT_H
 #define SATNET_WWW_CLIENT_H
 
+#include "www-connections.h"
+
 #include "ns3/address.h"
 #include "ns3/application.h"
 #include "ns3/event-id.h"
@@ -13,6 +15,8 @@
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -24,11 +28,24 @@ class UniformRandomVariable;
 class WwwServer;
 
 /**
- * @brief WWW client: pages of pipelined requests, PagePeriod apart, over one connection.
+ * @brief WWW client: pages of pipelined requests, PagePeriod apart, over one connection (or one
+ * per page).
  *
- * At start it connects once to Remote (HTTP/1.1, persistent). Its first page starts after a
- * phase drawn uniformly in [0, PagePeriod) (the study is silent on phases; RandomStartPhase
- * false starts at once). When the next page starts is PagePacing:
+ * Connections (two readings of "all components of a web page are fetched in one TCP
+ * connection", HTTP/1.1 "persistent until a Close request", and a stand-in for the second):
+ * - run (the default): at start it connects once to Remote; every page uses that connection.
+ * - page: each page connects anew to Remote (a new socket of the same factory: handshake,
+ *   initial window, ssthresh and RTO) and sends its requests on it; after the page's last
+ *   request it closes its side (TCP sends the FIN after the requests), and the server closes
+ *   its side after its last answer. Pages' connections may overlap (PERIOD pacing, answers
+ *   still arriving when the next page starts); each is read until the server closes it.
+ * - pageReset: one connection as with run, but when a page starts with none of the client's
+ *   requests queued or unacknowledged the client's sender is put back to a new connection's
+ *   state (Ns2TcpSocket::ResetSenderState(): needs the ns2 TCP sender), and so is the server's
+ *   when the page's first request finds it idle (WwwServer::NotePage()).
+ *
+ * Its first page starts after a phase drawn uniformly in [0, PagePeriod) (the study is silent
+ * on phases; RandomStartPhase false starts at once). When the next page starts is PagePacing:
  * - PERIOD (the default): one page every PagePeriod, i.e. PagePeriod after the previous page
  *   *started*, whether or not its documents have arrived (an open loop: the demand does not
  *   depend on how fast the answers come).
@@ -50,11 +67,12 @@ class WwwServer;
  * the defaults). With AFTER_BATCH it aborts at start unless SetResponseSource() was called.
  *
  * It reads everything the server sends. TCP delivers in order, so GetBytesReceived(), the
- * total read, is the highest in-order byte received: the numerator of x_i.
+ * total read, is the highest in-order byte received (with page, summed over the connections):
+ * the numerator of x_i.
  *
- * Stopping the application ends the pages (no further request is sent) but the connection stays
- * open and the client keeps reading and counting what the server still sends, until the
- * simulation ends.
+ * Stopping the application ends the pages (no further request is sent) but the open
+ * connections stay open and the client keeps reading and counting what the server still sends,
+ * until the simulation ends.
  */
 class WwwClient : public Application
 {
@@ -92,8 +110,12 @@ class WwwClient : public Application
     uint64_t GetPages() const;
     /// @return delay from the application start to the first page
     Time GetStartPhase() const;
-    /// @return the client's socket, or nullptr before start
+    /// @return the client's socket (the last page's with page), or nullptr before one exists
     Ptr<Socket> GetSocket() const;
+    /// @return every socket the client opened, in order
+    std::vector<Ptr<Socket>> GetSockets() const;
+    /// @return the times a page start reset the client's sender (pageReset)
+    uint64_t GetSenderResets() const;
     /// @return pages whose documents have all arrived (counted with AFTER_BATCH only)
     uint64_t GetPagesDone() const;
 
@@ -110,7 +132,20 @@ class WwwClient : public Application
     void DoDispose() override;
 
   private:
+    /// One connection the client opened and its requests TCP has not taken yet.
+    struct Connection
+    {
+        Ptr<Socket> socket;    //!< the socket
+        uint64_t backlog{0};   //!< request bytes TCP has not accepted yet
+        bool closing{false};   //!< page: close once the backlog is in TCP
+        bool closed{false};    //!< page: closed
+    };
+
     void StartApplication() override;
+    /// Opens a connection to Remote: the current one from now on.
+    void Connect();
+    /// @return the connection of @p socket
+    Connection& Find(Ptr<Socket> socket);
     void StopApplication() override;
 
     /// Starts a page: draws its request count, sends the first, schedules the next page.
@@ -120,8 +155,12 @@ class WwwClient : public Application
      * @param remaining requests of the page still to send, this one included
      */
     void SendRequest(uint32_t remaining);
-    /// Hands the request backlog to TCP as far as its send buffer takes it.
-    void Flush();
+    /**
+     * Hands @p connection's request backlog to TCP as far as its send buffer takes it, then
+     * closes it if it is closing and nothing is left.
+     * @param connection the connection
+     */
+    void Flush(Connection& connection);
     /**
      * @brief Notes the length of the answer to the next request (the server drew its file).
      * @param fileBytes the file's size
@@ -158,10 +197,12 @@ class WwwClient : public Application
     bool m_randomStartPhase;     //!< first page after a U[0, PagePeriod) phase
     PagePacing m_pagePacing{PagePacing::PERIOD}; //!< when the next page starts
     Time m_startPhase;           //!< phase drawn at start
-    Ptr<Socket> m_socket;        //!< the connection
+    WwwConnections m_connectionsMode{WwwConnections::RUN}; //!< connections per run or page
+    Ptr<Socket> m_socket;        //!< the current connection's socket
+    std::deque<Connection> m_connections; //!< every connection opened, in order (stable)
+    uint64_t m_senderResets{0};  //!< pageReset: resets done
     EventId m_pageEvent;         //!< next page start
     EventId m_requestEvent;      //!< next request of the current page
-    uint64_t m_backlog{0};       //!< request bytes TCP has not accepted yet
     uint64_t m_requestsSent{0};  //!< requests issued
     uint64_t m_pages{0};         //!< pages started
     uint64_t m_bytesReceived{0}; //!< bytes read from the connection

@@ -1,8 +1,10 @@
 #include "www-server.h"
 
+#include "ns2-tcp-socket.h"
 #include "specweb-file-size.h"
 
 #include "ns3/address.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -69,6 +71,20 @@ WwwServer::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&WwwServer::m_fileSize),
                           MakePointerChecker<SpecwebFileSize>())
+            .AddAttribute("Connections",
+                          "The client's connections: run (one for the whole run: a second is "
+                          "refused), page (one per page, each served on its own and closed "
+                          "after the client closed its side) or pageReset (one, whose sender is "
+                          "reset to a new connection's state when a page's first request finds "
+                          "it idle; see NotePage()).",
+                          EnumValue(WwwConnections::RUN),
+                          MakeEnumAccessor<WwwConnections>(&WwwServer::m_connectionsMode),
+                          MakeEnumChecker(WwwConnections::RUN,
+                                          "run",
+                                          WwwConnections::PAGE,
+                                          "page",
+                                          WwwConnections::PAGE_RESET,
+                                          "pageReset"))
             .AddTraceSource("Request",
                             "A complete request was read; the argument is the file size drawn.",
                             MakeTraceSourceAccessor(&WwwServer::m_requestTrace),
@@ -116,6 +132,34 @@ WwwServer::GetConnection() const
     return m_connection;
 }
 
+std::vector<Ptr<Socket>>
+WwwServer::GetConnections() const
+{
+    std::vector<Ptr<Socket>> sockets;
+    for (const auto& connection : m_connections)
+    {
+        sockets.push_back(connection.socket);
+    }
+    return sockets;
+}
+
+uint64_t
+WwwServer::GetSenderResets() const
+{
+    return m_senderResets;
+}
+
+void
+WwwServer::NotePage(uint32_t requests)
+{
+    if (m_connectionsMode != WwwConnections::PAGE_RESET)
+    {
+        return;
+    }
+    m_pageFirstRequests.push_back(m_pageRequestsNoted + 1);
+    m_pageRequestsNoted += requests;
+}
+
 Ptr<SpecwebFileSize>
 WwwServer::GetFileSize()
 {
@@ -140,6 +184,7 @@ WwwServer::DoDispose()
     NS_LOG_FUNCTION(this);
     m_listener = nullptr;
     m_connection = nullptr;
+    m_connections.clear();
     m_fileSize = nullptr;
     Application::DoDispose();
 }
@@ -170,24 +215,38 @@ WwwServer::StopApplication()
     {
         m_listener->Close();
     }
-    if (m_connection)
+    for (auto& connection : m_connections)
     {
-        m_connection->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        connection.socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
     }
+}
+
+WwwServer::Connection&
+WwwServer::Find(Ptr<Socket> socket)
+{
+    // The open connections are the last ones accepted: search from the end.
+    for (auto it = m_connections.rbegin(); it != m_connections.rend(); ++it)
+    {
+        if (it->socket == socket)
+        {
+            return *it;
+        }
+    }
+    NS_FATAL_ERROR("WwwServer: a socket it did not accept");
 }
 
 bool
 WwwServer::HandleConnectionRequest(Ptr<Socket> socket, const Address& from)
 {
     NS_LOG_FUNCTION(this << socket << from);
-    return !m_connection;
+    return m_connectionsMode == WwwConnections::PAGE || !m_connection;
 }
 
 void
 WwwServer::HandleAccept(Ptr<Socket> socket, const Address& from)
 {
     NS_LOG_FUNCTION(this << socket << from);
-    if (m_connection)
+    if (m_connection && m_connectionsMode != WwwConnections::PAGE)
     {
         // Two handshakes overlapped: the first client keeps the server.
         NS_LOG_WARN("WwwServer refuses a second connection from " << from);
@@ -195,65 +254,114 @@ WwwServer::HandleAccept(Ptr<Socket> socket, const Address& from)
         return;
     }
     m_connection = socket;
-    m_sendBufferBytes = socket->GetTxAvailable();
+    Connection& connection = m_connections.emplace_back();
+    connection.socket = socket;
+    connection.sendBufferBytes = socket->GetTxAvailable();
     m_connection->SetRecvCallback(MakeCallback(&WwwServer::HandleRead, this));
     m_connection->SetSendCallback(MakeCallback(&WwwServer::HandleSend, this));
+    if (m_connectionsMode == WwwConnections::PAGE)
+    {
+        m_connection->SetCloseCallbacks(MakeCallback(&WwwServer::HandlePeerClose, this),
+                                        MakeCallback(&WwwServer::HandlePeerClose, this));
+    }
+}
+
+void
+WwwServer::HandlePeerClose(Ptr<Socket> socket)
+{
+    NS_LOG_FUNCTION(this << socket);
+    Connection& connection = Find(socket);
+    if (connection.closed)
+    {
+        return;
+    }
+    HandleRead(socket); // what the close followed
+    connection.peerClosed = true;
+    // Not from within TCP's own handling of the FIN: it acknowledges it after this callback.
+    Simulator::ScheduleNow([this, socket]() { Flush(Find(socket)); });
 }
 
 void
 WwwServer::HandleRead(Ptr<Socket> socket)
 {
     NS_LOG_FUNCTION(this << socket);
+    Connection& connection = Find(socket);
     while (Ptr<Packet> packet = socket->Recv())
     {
         if (packet->GetSize() == 0)
         {
             break;
         }
-        uint64_t bytes = m_partialRequestBytes + packet->GetSize();
+        uint64_t bytes = connection.partialRequestBytes + packet->GetSize();
         for (; bytes >= m_requestBytes; bytes -= m_requestBytes)
         {
+            ResetIfPageStarts(connection, m_requests + 1);
             const uint32_t fileBytes = GetFileSize()->DrawSize();
             ++m_requests;
             m_bytesRequested += fileBytes;
+            connection.bytesRequested += fileBytes;
             NS_LOG_INFO("request " << m_requests << " at " << Simulator::Now().As(Time::S)
                                    << ": file of " << fileBytes << " B");
             m_requestTrace(fileBytes);
         }
-        m_partialRequestBytes = bytes;
+        connection.partialRequestBytes = bytes;
     }
-    Flush();
+    Flush(connection);
+}
+
+void
+WwwServer::ResetIfPageStarts(Connection& connection, uint64_t request)
+{
+    if (m_pageFirstRequests.empty() || m_pageFirstRequests.front() != request)
+    {
+        return;
+    }
+    m_pageFirstRequests.pop_front();
+    auto sender = DynamicCast<Ns2TcpSocket>(connection.socket);
+    NS_ABORT_MSG_IF(!sender, "WwwServer: Connections pageReset needs the ns2 TCP sender");
+    if (connection.bytesQueued == connection.bytesRequested && sender->ResetSenderState())
+    {
+        ++m_senderResets;
+        NS_LOG_INFO("request " << request << " starts a page: sender reset");
+    }
 }
 
 void
 WwwServer::HandleSend(Ptr<Socket> socket, uint32_t available)
 {
     NS_LOG_FUNCTION(this << socket << available);
-    Flush();
+    Flush(Find(socket));
 }
 
 void
-WwwServer::Flush()
+WwwServer::Flush(Connection& connection)
 {
     // File contents do not matter: the backlog is a byte count, so order cannot be lost.
-    while (GetBacklog() > 0)
+    Ptr<Socket> socket = connection.socket;
+    while (connection.bytesRequested > connection.bytesQueued)
     {
-        const uint32_t room = m_connection->GetTxAvailable();
+        const uint64_t backlog = connection.bytesRequested - connection.bytesQueued;
+        const uint32_t room = socket->GetTxAvailable();
         const uint64_t least =
-            std::min<uint64_t>({GetBacklog(), m_refillBytes, m_sendBufferBytes / 2});
+            std::min<uint64_t>({backlog, m_refillBytes, connection.sendBufferBytes / 2});
         if (room == 0 || room < least)
         {
             return;
         }
-        const auto bytes =
-            static_cast<uint32_t>(std::min<uint64_t>({GetBacklog(), room, m_pieceBytes}));
-        const int sent = m_connection->Send(Create<Packet>(bytes));
+        const auto bytes = static_cast<uint32_t>(std::min<uint64_t>({backlog, room, m_pieceBytes}));
+        const int sent = socket->Send(Create<Packet>(bytes));
         if (sent <= 0)
         {
-            NS_LOG_LOGIC("send of " << bytes << " B refused, errno " << m_connection->GetErrno());
+            NS_LOG_LOGIC("send of " << bytes << " B refused, errno " << socket->GetErrno());
             return;
         }
+        connection.bytesQueued += sent;
         m_bytesQueued += sent;
+    }
+    if (connection.peerClosed && !connection.closed)
+    {
+        connection.closed = true;
+        socket->Close(); // TCP sends the FIN after the bytes it holds
     }
 }
 

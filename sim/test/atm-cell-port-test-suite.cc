@@ -289,6 +289,72 @@ class EomKeptTestCase : public TestCase
     }
 };
 
+/// partialFrames accept: a cut frame's later cells are buffered whenever a cell has left.
+class PartialFramesAcceptTestCase : public TestCase
+{
+  public:
+    PartialFramesAcceptTestCase()
+        : TestCase("PartialFrames Accept buffers a cut frame's later cells when room frees up")
+    {
+    }
+
+  private:
+    /// What one frame of 1365 cells into an empty 100-cell buffer left behind.
+    struct Outcome
+    {
+        uint64_t lostCells;   //!< cells counted as partial drops
+        uint64_t frames;      //!< frames counted as partial
+        uint32_t heldAtEom;   //!< cells of the VC buffered just after the EOM cell's arrival
+        uint64_t reassembly;  //!< frames lost at the receiver's reassembly
+    };
+
+    /// Sends the frame through a port with @p partial and reports what happened.
+    static Outcome Run(AtmPartialFrames partial)
+    {
+        AtmDumbbellParameters p = CellNetwork(1, 100, AtmDropPolicy::EPD);
+        p.bottleneckRate = DataRate("1Mbps"); // a cell leaves every 424 us
+        p.partialFrames = partial;
+        UdpRig rig(p);
+        const uint32_t cells = 1365;
+        rig.SendAt(0, Seconds(0), cells);
+        auto port = rig.network.GetBottleneckPort();
+        // Its cells enter 2.8312 us apart from its arrival at the port, which is AtSwitch();
+        // the last at 1364 x 2.8312 = 3861.8 us.
+        const Time first = UdpRig::AtSwitch(Seconds(0), cells);
+        uint32_t held = 0;
+        ProbeAt(first + MicroSeconds(3863), &held, [port]() { return port->GetVcCells(1); });
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+        Outcome outcome{port->GetDroppedCells(AtmDropReason::PARTIAL),
+                        port->GetDroppedFrames(AtmDropReason::PARTIAL),
+                        held,
+                        rig.network.GetReassembly()->GetLostFrames()};
+        Simulator::Destroy();
+        return outcome;
+    }
+
+    void DoRun() override
+    {
+        // The buffer is full at the 100th cell (280 us), before the first cell has left (424
+        // us): the 101st is the first lost. Then one cell leaves every 424 us: 9 leave while
+        // the frame enters (424 x 9 = 3816 us < 3861.8 us).
+        const Outcome ppd = Run(AtmPartialFrames::PPD);
+        // PPD: the rest is dropped but the EOM, which finds the 9 freed places: 101 kept.
+        NS_TEST_EXPECT_MSG_EQ(ppd.lostCells, 1365 - 101, "PPD: all but 100 cells and the EOM");
+        NS_TEST_EXPECT_MSG_EQ(ppd.heldAtEom, 100 - 9 + 1, "PPD: the EOM joined 91 cells");
+        const Outcome accept = Run(AtmPartialFrames::ACCEPT);
+        // Accept: each freed place is taken by the next cell to arrive, a middle one; the EOM,
+        // 45.8 us after the 9th departure, finds the buffer full again: 109 kept.
+        NS_TEST_EXPECT_MSG_EQ(accept.lostCells, 1365 - 109, "Accept: 9 later cells kept");
+        NS_TEST_EXPECT_MSG_EQ(accept.heldAtEom, 100, "Accept: every freed place refilled");
+        for (const Outcome& outcome : {ppd, accept})
+        {
+            NS_TEST_EXPECT_MSG_EQ(outcome.frames, 1, "one partial frame");
+            NS_TEST_EXPECT_MSG_EQ(outcome.reassembly, 1, "lost at AAL5 either way");
+        }
+    }
+};
+
 class SelectiveDropFirstCellTestCase : public TestCase
 {
   public:
@@ -410,6 +476,7 @@ class AtmCellPortTestSuite : public TestSuite
         AddTestCase(new EpdFirstCellTestCase, Duration::QUICK);
         AddTestCase(new PartialFrameTestCase, Duration::QUICK);
         AddTestCase(new EomKeptTestCase, Duration::QUICK);
+        AddTestCase(new PartialFramesAcceptTestCase, Duration::QUICK);
         AddTestCase(new SelectiveDropFirstCellTestCase, Duration::QUICK);
         AddTestCase(new FrameModelTestCase, Duration::QUICK);
         AddTestCase(new CongestedWanTestCase, Duration::EXTENSIVE);

@@ -130,6 +130,42 @@ class SatnetParametersTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--epdThreshold=1.5"}),
                               "--epdThreshold=1.5: allowed: a number > 0 and <= 1",
                               "epdThreshold");
+        // The reset is the ns2 sender's: not with ns-3's.
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--connections=pageReset", "--tcpModel=ns3"}),
+                              "--connections=pageReset: allowed with --tcpModel=ns2 only (here "
+                              "--tcpModel=ns3); with ns3: run or page",
+                              "pageReset with ns3");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--connections=page", "--tcpModel=ns3"}), "", "page");
+        // Memory: each page's sockets are kept.
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--connections=page", "--simTime=2000"}), "", "2e5");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--connections=page", "--simTime=2001"}),
+                              "--simTime=2001: allowed: clients x simTime <= 200000 s with "
+                              "--connections=page (here 100 x 2001 s)",
+                              "page: clients x simTime");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--partialFrames=all"}),
+                              "--partialFrames=all: allowed: ppd, accept",
+                              "partialFrames");
+        // --bsdTimers sets the shared clock and the common phase, and refuses the others.
+        const Config plain = Parameters().Parse({});
+        NS_TEST_EXPECT_MSG_EQ(plain.timerClock + " " + plain.clientPhase,
+                              "perConnection random",
+                              "defaults");
+        const Config bsd = Parameters().Parse({"--bsdTimers=true"});
+        NS_TEST_EXPECT_MSG_EQ(bsd.timerClock + " " + bsd.clientPhase, "shared common", "bsd");
+        NS_TEST_EXPECT_MSG_EQ(bsd.minRto, plain.minRto, "the floor kept");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--bsdTimers=true", "--timerClock=shared",
+                                            "--clientPhase=common"}),
+                              "",
+                              "consistent values");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--timerClock=perConnection", "--bsdTimers=true"}),
+                              "--timerClock=perConnection: allowed with --bsdTimers=true: shared",
+                              "bsd against perConnection");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--bsdTimers=true", "--clientPhase=random"}),
+                              "--clientPhase=random: allowed with --bsdTimers=true: common",
+                              "bsd against random");
+        NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--cwndUnit=segments"}),
+                              "--cwndUnit=segments: allowed: packets, bytes",
+                              "cwndUnit");
         NS_TEST_EXPECT_MSG_EQ(UsageErrorOf({"--run=1"}).substr(0, 25),
                               "--run: unknown flag; allo",
                               "run is not a parameter");
@@ -316,7 +352,10 @@ class SatnetDescribeTestCase : public TestCase
             "switchModel",
             "delay",          "bottleneckRate", "accessRate", "accessDelay", "mss",
             "window",         "ssthresh",   "tick",        "minRto",   "poissonBounds",
-            "tcpModel",       "slowStartRestart", "pagePacing", "timerClock"};
+            "tcpModel",       "slowStartRestart", "pagePacing", "timerClock",
+            "fastRetransmitGuard", "cwndUnit", "clientPhase", "bsdTimers",
+            "connections",    "partialFrames",
+            "timelineBin"};
         NS_TEST_EXPECT_MSG_EQ((Parameters().GetNames() == names), true, "parameters in order");
 
         const Json echo = Parameters().Echo(Parameters().Parse({"--link=geo", "--clients=5"}));
@@ -342,8 +381,9 @@ class SatnetDescribeTestCase : public TestCase
 
         const satsweep::OutputSchema outputs = satnet::Outputs();
         outputs.Validate();
-        NS_TEST_EXPECT_MSG_EQ(outputs.GetSummary().size(), 23u, "summary fields");
+        NS_TEST_EXPECT_MSG_EQ(outputs.GetSummary().size(), 25u, "summary fields");
         NS_TEST_EXPECT_MSG_EQ(outputs.GetColumns("connections").size(), 13u, "connection columns");
+        NS_TEST_EXPECT_MSG_EQ(outputs.GetColumns("timeline").size(), 6u, "timeline columns");
         for (const auto& field : outputs.GetSummary())
         {
             NS_TEST_EXPECT_MSG_NE(field.name, "version", "no version in the summary");

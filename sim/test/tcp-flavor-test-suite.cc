@@ -422,6 +422,7 @@ class FlavorStressTestCase : public TestCase
      * @param delay one-way link delay
      * @param duration simulated time
      * @param model sender model
+     * @param guardAndWindow ns2 model: FastRetransmitGuard and ByteWindow
      */
     FlavorStressTestCase(TcpFlavor flavor,
                          uint32_t mss,
@@ -429,18 +430,22 @@ class FlavorStressTestCase : public TestCase
                          double lossRate,
                          Time delay,
                          Time duration,
-                         TcpModel model = TcpModel::NS3)
+                         TcpModel model = TcpModel::NS3,
+                         std::pair<bool, bool> guardAndWindow = {true, false})
         : TestCase((model == TcpModel::NS2 ? "ns2 " : "") + ToString(flavor) + " survives " + std::to_string(2 * connections) +
                    " lossy connections, MSS " + std::to_string(mss) + ", delay " +
                    std::to_string(delay.GetMilliSeconds()) + " ms, " +
-                   std::to_string(static_cast<int>(duration.GetSeconds())) + " s"),
+                   std::to_string(static_cast<int>(duration.GetSeconds())) + " s" +
+                   (guardAndWindow.first ? "" : ", no fast retransmit guard") +
+                   (guardAndWindow.second ? ", byte window" : "")),
           m_flavor(flavor),
           m_mss(mss),
           m_connections(connections),
           m_lossRate(lossRate),
           m_delay(delay),
           m_duration(duration),
-          m_model(model)
+          m_model(model),
+          m_guardAndWindow(guardAndWindow)
     {
     }
 
@@ -449,6 +454,7 @@ class FlavorStressTestCase : public TestCase
     {
         auto parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), m_flavor);
         parameters.model = m_model;
+        std::tie(parameters.fastRetransmitGuard, parameters.byteWindow) = m_guardAndWindow;
         parameters.mss = m_mss;
         parameters.windowBytes = 64 * m_mss;
         parameters.initialSsthreshBytes = 32 * m_mss;
@@ -535,6 +541,7 @@ class FlavorStressTestCase : public TestCase
     Time m_delay;            ///< one-way link delay
     Time m_duration;         ///< simulated time
     TcpModel m_model;        ///< sender model
+    std::pair<bool, bool> m_guardAndWindow; ///< FastRetransmitGuard, ByteWindow
 };
 
 /// All TCP flavor tests.
@@ -624,6 +631,7 @@ class Ns2Scenario
         Time time;         ///< when
         uint32_t seq;      ///< first byte
         bool isNew;        ///< never sent before
+        uint32_t size;     ///< payload bytes
     };
 
     /// A sample of the sender's state, taken after an event was processed.
@@ -705,7 +713,7 @@ class Ns2Scenario
             return;
         }
         const uint32_t seq = h.GetSequenceNumber().GetValue();
-        sent.push_back({Simulator::Now(), seq, seq >= m_highestSent});
+        sent.push_back({Simulator::Now(), seq, seq >= m_highestSent, p->GetSize()});
         m_highestSent = std::max(m_highestSent, seq + p->GetSize());
     }
 
@@ -1288,6 +1296,157 @@ class DupAcksAtRecoveryPointTestCase : public Ns2BehaviourTestCase
     }
 };
 
+/**
+ * FastRetransmitGuard (ns-2's bug_fix_, satnet's --fastRetransmitGuard): the same losses with
+ * the guard on and off. Reno loses segments 100, 103 and 106 of a 31-packet window: it
+ * fast-retransmits 100 and leaves recovery on the partial ACK of 103; the segments it sent in
+ * recovery then bring three duplicate ACKs of 103. With the guard they wait for the timer;
+ * without it they trigger a second fast retransmit in the same window, which halves ssthresh
+ * again (15 to 7 packets) before any timeout. NewReno loses 40 and 55 of a 15-packet window:
+ * 55 lies just past the recovery point, so its duplicate ACKs are those of the recovery point,
+ * which the guard leaves to the timer.
+ */
+class FastRetransmitGuardTestCase : public TestCase
+{
+  public:
+    /**
+     * @param flavor reno or newreno
+     * @param guard the guard on or off
+     */
+    FastRetransmitGuardTestCase(TcpFlavor flavor, bool guard)
+        : TestCase(ToString(flavor) + (guard ? " with" : " without") +
+                   " the guard against repeated fast retransmits"),
+          m_flavor(flavor),
+          m_guard(guard)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ns2Scenario s;
+        s.parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), m_flavor);
+        s.parameters.model = TcpModel::NS2;
+        s.parameters.mss = 1000;
+        s.parameters.fastRetransmitGuard = m_guard;
+        const bool reno = m_flavor == TcpFlavor::RENO;
+        if (reno)
+        {
+            s.parameters.windowBytes = 64000;
+            s.parameters.initialSsthreshBytes = 32000;
+            s.drops = {SegmentSeq(100), SegmentSeq(103), SegmentSeq(106)};
+        }
+        else
+        {
+            s.parameters.windowBytes = 15000;
+            s.parameters.initialSsthreshBytes = 64000;
+            s.bytes = 100000;
+            s.drops = {SegmentSeq(40), SegmentSeq(55)};
+        }
+        s.Run();
+        NS_TEST_ASSERT_MSG_EQ(s.dropped, s.drops.size(), "the planned drops did not all happen");
+        NS_TEST_ASSERT_MSG_EQ(s.received, s.bytes, "transfer incomplete");
+
+        // Each entry into fast recovery, with the state right after it.
+        std::vector<const Ns2Scenario::Sample*> entries;
+        for (const auto& [t, state] : s.states)
+        {
+            if (state != TcpSocketState::CA_RECOVERY)
+            {
+                continue;
+            }
+            for (const auto& sample : s.atStateChange)
+            {
+                if (sample.time == t)
+                {
+                    entries.push_back(&sample);
+                    break;
+                }
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(entries.size(), s.fastRetransmits, "one state change per entry");
+        std::clog << GetName() << ": " << s.fastRetransmits << " fast retransmits, ssthresh";
+        for (const auto* entry : entries)
+        {
+            std::clog << " " << entry->ssthresh << " B";
+        }
+        std::clog << ", " << s.timeouts << " timeouts" << std::endl;
+        if (m_guard)
+        {
+            NS_TEST_EXPECT_MSG_EQ(s.fastRetransmits, 1, "one fast retransmit");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(s.timeouts, 1, "the other losses wait for the timer");
+            return;
+        }
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(entries.size(), 2, "a second fast retransmit");
+        NS_TEST_EXPECT_MSG_EQ(entries[1]->timeouts, 0, "the second before any timeout");
+        // Halved again: cwnd = ssthresh (+ 1/cwnd) after the first, window floor(cwnd).
+        const uint32_t first = entries[0]->ssthresh / 1000;
+        NS_TEST_EXPECT_MSG_EQ(entries[1]->ssthresh, std::max(first / 2, 2U) * 1000, "halved again");
+        if (!reno)
+        {
+            NS_TEST_EXPECT_MSG_EQ(s.timeouts, 0, "no loss waits for the timer");
+        }
+    }
+
+    TcpFlavor m_flavor; ///< flavor run
+    bool m_guard;       ///< FastRetransmitGuard
+};
+
+/**
+ * ByteWindow (satnet's --cwndUnit): a loss-free 200-segment transfer of whole 1000-byte
+ * segments in congestion avoidance from the start (ssthresh 4 packets). cwnd grows by 1/cwnd
+ * packet per ACK either way; counted in whole packets the sender only ever sends whole
+ * segments, counted in bytes it sends the fraction the last ACK added as a segment of its own:
+ * segments below one MSS mid-file, after most ACKs.
+ */
+class ByteWindowTestCase : public TestCase
+{
+  public:
+    /// @param byteWindow the window counted in bytes, else in packets
+    explicit ByteWindowTestCase(bool byteWindow)
+        : TestCase(std::string("segments below one MSS mid-file: ") +
+                   (byteWindow ? "some under the byte window" : "none under the packet window")),
+          m_byteWindow(byteWindow)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ns2Scenario s;
+        s.parameters = TcpParameters::ForLink(LinkPreset::Get("wan"), TcpFlavor::NEWRENO);
+        s.parameters.model = TcpModel::NS2;
+        s.parameters.mss = 1000;
+        s.parameters.windowBytes = 64000;
+        s.parameters.initialSsthreshBytes = 4000;
+        s.parameters.byteWindow = m_byteWindow;
+        s.Run();
+        NS_TEST_ASSERT_MSG_EQ(s.received, s.bytes, "transfer incomplete");
+        uint32_t small = 0;
+        uint32_t segments = 0;
+        for (const auto& sent : s.sent)
+        {
+            NS_TEST_ASSERT_MSG_EQ(sent.isNew, true, "no loss, no retransmission");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(sent.size, 1000, "no segment above the MSS");
+            ++segments;
+            const bool last = sent.seq + sent.size == 1 + s.bytes;
+            small += sent.size < 1000 && !last ? 1 : 0;
+        }
+        std::clog << GetName() << ": " << small << " of " << segments
+                  << " segments below one MSS mid-file" << std::endl;
+        if (!m_byteWindow)
+        {
+            NS_TEST_EXPECT_MSG_EQ(small, 0, "whole segments only");
+            NS_TEST_EXPECT_MSG_EQ(segments, 200, "200 whole segments");
+            return;
+        }
+        // A small segment after most ACKs: over a third of the segments sent are small.
+        NS_TEST_EXPECT_MSG_GT(3 * small, segments, "small segments after most ACKs");
+    }
+
+    bool m_byteWindow; ///< ByteWindow
+};
+
 } // namespace
 
 /// ns-2.1b3 sender behaviours (Ns2TcpSocket), each also run on the ns3 model as a control.
@@ -1562,17 +1721,34 @@ class Ns2TcpTestSuite : public TestSuite
         // ns-3's NewReno agrees here (RFC 6582 section 3.2: fast retransmit only when the ACK
         // covers more than recover); the ns2 model before 0.2.0 failed it.
         AddTestCase(new DupAcksAtRecoveryPointTestCase(TcpModel::NS2));
-        // The stress runs of satnet-tcp-flavor on the ns2 model.
+        for (TcpFlavor flavor : {TcpFlavor::RENO, TcpFlavor::NEWRENO})
+        {
+            AddTestCase(new FastRetransmitGuardTestCase(flavor, true));
+            AddTestCase(new FastRetransmitGuardTestCase(flavor, false));
+        }
+        AddTestCase(new ByteWindowTestCase(false));
+        AddTestCase(new ByteWindowTestCase(true));
+        // The stress runs of satnet-tcp-flavor on the ns2 model, also with issue 56's readings:
+        // no fast retransmit guard, and a window counted in bytes.
         for (TcpFlavor flavor :
              {TcpFlavor::VANILLA, TcpFlavor::RENO, TcpFlavor::NEWRENO, TcpFlavor::SACK})
         {
-            AddTestCase(new FlavorStressTestCase(flavor,
-                                                 1000,
-                                                 10,
-                                                 0.01,
-                                                 LINK_DELAY,
-                                                 Seconds(20),
-                                                 TcpModel::NS2));
+            for (std::pair<bool, bool> readings :
+                 {std::pair{true, false}, std::pair{false, false}, std::pair{true, true}})
+            {
+                if (flavor == TcpFlavor::VANILLA && !readings.first)
+                {
+                    continue; // no fast retransmit to guard
+                }
+                AddTestCase(new FlavorStressTestCase(flavor,
+                                                     1000,
+                                                     10,
+                                                     0.01,
+                                                     LINK_DELAY,
+                                                     Seconds(20),
+                                                     TcpModel::NS2,
+                                                     readings));
+            }
         }
     }
 };

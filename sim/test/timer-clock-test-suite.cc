@@ -65,15 +65,17 @@ struct ConnectionRun
  * Runs the two connections.
  * @param model the TCP sender
  * @param clock the timers' clock
+ * @param minRto the RTO floor
  * @return each connection's arming and first timeout
  */
 std::array<ConnectionRun, 2>
-RunTwoConnections(TcpModel model, TimerClock clock)
+RunTwoConnections(TcpModel model, TimerClock clock, Time minRto = TcpParameters().minRto)
 {
     TcpParameters tcp;
     tcp.model = model;
     tcp.flavor = TcpFlavor::RENO;
     tcp.timerClock = clock;
+    tcp.minRto = minRto;
 
     std::array<ConnectionRun, 2> runs;
     std::array<Ptr<BulkSendApplication>, 2> senders;
@@ -203,6 +205,49 @@ class SharedTimerClockTestCase : public TestCase
     TcpModel m_model; //!< the TCP sender
 };
 
+/**
+ * The BSD combination (satnet's --bsdTimers with a raised --minRto): an RTO floor above the
+ * estimate on the shared clock. With a floor of 80 ticks (above the 6 s initial RTO of the ns2
+ * model and ns-3's 1 s) each connection's first timeout waits the floor, rounded up to the
+ * next tick of the one clock, and both fire on that tick; without the floor they fire earlier.
+ */
+class BsdTimersTestCase : public TestCase
+{
+  public:
+    /// @param model the TCP sender
+    explicit BsdTimersTestCase(TcpModel model)
+        : TestCase("an RTO floor on the shared clock: timeouts wait the floor and fire on one "
+                   "tick (" +
+                   ToString(model) + ")"),
+          m_model(model)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Time floor = TICK * 80;
+        const auto plain = RunTwoConnections(m_model, TimerClock::SHARED);
+        const auto bsd = RunTwoConnections(m_model, TimerClock::SHARED, floor);
+        for (std::size_t i = 0; i < 2; ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(bsd[i].firstTimeout.IsPositive(),
+                                  true,
+                                  "connection " << i << " timed out");
+            NS_TEST_EXPECT_MSG_EQ(bsd[i].firstTimeout,
+                                  UpToTick(bsd[i].armed + floor),
+                                  "connection " << i << ": the floor, on the next tick");
+            // The premise: without the floor the estimate alone times out sooner.
+            NS_TEST_EXPECT_MSG_LT(plain[i].firstTimeout - plain[i].armed,
+                                  floor,
+                                  "the floor is above the estimate");
+        }
+        NS_TEST_EXPECT_MSG_EQ(bsd[0].firstTimeout, bsd[1].firstTimeout, "on the same tick");
+    }
+
+    TcpModel m_model; //!< the TCP sender
+};
+
 /// Tests of the retransmission timers' clock.
 class TimerClockTestSuite : public TestSuite
 {
@@ -213,6 +258,7 @@ class TimerClockTestSuite : public TestSuite
         for (TcpModel model : {TcpModel::NS2, TcpModel::NS3})
         {
             AddTestCase(new SharedTimerClockTestCase(model), Duration::QUICK);
+            AddTestCase(new BsdTimersTestCase(model), Duration::QUICK);
         }
     }
 };

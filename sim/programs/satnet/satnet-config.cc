@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 using satsweep::Json;
 using satsweep::UsageError;
@@ -32,6 +33,8 @@ constexpr uint64_t kMaxWindowSegments = 1 << 20;      //!< clients x ceil(window
 constexpr uint64_t kMaxWindowBytes = uint64_t{1} << 34; //!< clients x window (16 GiB)
 constexpr uint64_t kMaxPairSeconds = 2000000;    //!< s: clients x simTime with the WWW load
 constexpr double kMaxSimTime = kMaxPairSeconds;  //!< s: that rule for one pair
+constexpr uint64_t kMaxPagePairSeconds = 200000; //!< s: that rule with a connection per page
+constexpr uint64_t kMaxTimelineRows = kMaxPairSeconds; //!< simTime / timelineBin: 1 s bins
 
 /// @return @p value as the messages show numbers (as in JSON)
 std::string
@@ -283,6 +286,76 @@ MakeParameters()
                  "--tick of the simulation clock at or after RTO from when it was set, so "
                  "connections that lose in one congestion episode time out on the same tick. "
                  "Either --tcpModel.");
+    table.Add("fastRetransmitGuard", &Config::fastRetransmitGuard)
+        .SetDefault(true)
+        .SetHelp("With --tcpModel=ns2: ns-2's guard against repeated fast retransmits (bug_fix_, "
+                 "true in ns-default.tcl): a 3rd duplicate ACK fast-retransmits only once the "
+                 "ACKs have passed the highest segment sent at the last fast retransmit or "
+                 "timeout (sack: and none after a timeout before new data is acknowledged). "
+                 "false: the study's reading of its NewReno, \"without\" Floyd's guard: every "
+                 "3rd duplicate ACK retransmits and halves the window again. ns-3's sender keeps "
+                 "its own recovery.");
+    table.Add("cwndUnit", &Config::cwndUnit)
+        .SetDefault("packets")
+        .SetChoices({"packets", "bytes"})
+        .SetHelp("With --tcpModel=ns2, what the send window counts: packets (ns-2's window(): "
+                 "whole segments, floor(cwnd)) or bytes (a BSD sender's: cwnd x MSS bytes, "
+                 "growing by MSS^2/cwnd bytes per ACK in congestion avoidance, every byte it "
+                 "allows sent at once with silly-window avoidance off, so a backlogged sender "
+                 "sends a segment below one MSS after most ACKs). The cwnd arithmetic is the "
+                 "same; ns-3's sender counts bytes already.");
+    table.Add("clientPhase", &Config::clientPhase)
+        .SetDefault("random")
+        .SetChoices({"random", "common"})
+        .SetHelp("With --workload=www, when each client's first page starts: random (a phase "
+                 "drawn uniformly in [0, 10 s) per client) or common (all at 0: the clients' "
+                 "10 s cycles in step). The phase is drawn either way, so the other draws of a "
+                 "run stay the same.");
+    table.Add("bsdTimers", &Config::bsdTimers)
+        .SetDefault(false)
+        .SetHelp("The timers of a BSD-derived TCP together: true sets --timerClock=shared (one "
+                 "100 ms slow timer for every connection) and --clientPhase=common, with the "
+                 "RTO floor of two ticks (--minRto, and the ns2 model's own two-tick floor) "
+                 "kept, so the timeouts of one congestion episode fire on one tick. Given with "
+                 "--timerClock=perConnection or --clientPhase=random it is an error. false "
+                 "leaves those parameters as given.");
+    table.Add("connections", &Config::connections)
+        .SetDefault("run")
+        .SetChoices({"run", "page", "pageReset"})
+        .SetHelp("With --workload=www, a pair's TCP connections, readings of the study's \"all "
+                 "components of a web page are fetched in one TCP connection\" and \"a new TCP "
+                 "connection is not set up for each HTTP/1.1 request\": run (the default, "
+                 "satnet's behaviour before the choice existed): one connection for the whole "
+                 "run. page: each page opens a new connection (handshake, initial window, "
+                 "ssthresh and RTO) and closes it after the page's last answer; a pair's "
+                 "counters sum over its connections. pageReset (a stand-in for page, --tcpModel"
+                 "=ns2 only): one connection, whose senders are put back to a new connection's "
+                 "cwnd, ssthresh and RTO estimate when a page starts with nothing of theirs "
+                 "outstanding. Memory: with page, clients x simTime is at most " +
+                 std::to_string(kMaxPagePairSeconds) + " s (each page's sockets are kept to "
+                 "the end, ~23 KB a page).");
+    table.Add("partialFrames", &Config::partialFrames)
+        .SetDefault("ppd")
+        .SetChoices({"ppd", "accept"})
+        .SetHelp("With --switchModel=cell and --drop=epd or sd, the later cells of a frame that "
+                 "lost a cell for want of room, two readings of the study's \"partially "
+                 "received packets are accepted if possible\": ppd (the default, satnet's "
+                 "behaviour before the choice existed): dropped, but the last cell, kept when it "
+                 "fits (partial packet discard). accept: each kept whenever the buffer has room "
+                 "when it arrives. The frame is lost at reassembly either way; its kept cells "
+                 "use link time. The frame model takes a frame whole, so no room frees up while "
+                 "it enters: no difference there.");
+
+    table.Add("timelineBin", &Config::timelineBin)
+        .SetDefault(1)
+        .SetMinimum(0)
+        .SetMaximum(kMaxSimTime)
+        .SetUnit("s")
+        .SetHelp("Bin of the timeline table: one row per bin of this many simulated seconds "
+                 "(the last bin ends at simTime and may be shorter) with the trunk's goodput "
+                 "and efficiency in the bin; 0: no timeline rows. simTime / timelineBin is at "
+                 "most " + std::to_string(kMaxTimelineRows) + " (the rows' size). Results are "
+                 "the same with any bin.");
 
     // The link sets the defaults every other flag may override.
     table.SetPreset("link", [](Config& c) {
@@ -293,6 +366,27 @@ MakeParameters()
         c.ssthresh = preset.initialSsthreshBytes;
     });
     table.SetResolver([](Config& c, const satsweep::ParameterTable<Config>::Given& given) {
+        if (c.connections == "pageReset" && c.tcpModel != "ns2")
+        {
+            // The reset is written for the ns-2 sender's state only.
+            throw UsageError("--connections=pageReset: allowed with --tcpModel=ns2 only (here "
+                             "--tcpModel=" + c.tcpModel + "); with ns3: run or page");
+        }
+        if (c.bsdTimers)
+        {
+            // The combination, so that one factor of a design sets all of it.
+            for (const auto& [name, value, bsd] :
+                 {std::tuple{"timerClock", &c.timerClock, "shared"},
+                  std::tuple{"clientPhase", &c.clientPhase, "common"}})
+            {
+                if (given.contains(name) && *value != bsd)
+                {
+                    throw UsageError(std::string("--") + name + "=" + *value +
+                                     ": allowed with --bsdTimers=true: " + bsd);
+                }
+                *value = bsd;
+            }
+        }
         if (given.contains("bufferRtt") && given.contains("bufferCells"))
         {
             throw UsageError("--bufferCells: give either --bufferRtt or --bufferCells, not both");
@@ -330,6 +424,15 @@ MakeParameters()
                              " bytes (here " + std::to_string(c.clients) + " x " +
                              std::to_string(c.window) + ")");
         }
+        if (c.timelineBin > 0 && c.simTime / c.timelineBin > double(kMaxTimelineRows))
+        {
+            const std::string name = FirstGiven(given, {"timelineBin", "simTime"});
+            throw UsageError("--" + name + "=" + Parameters().Echo(c).Find(name)->Dump() +
+                             ": allowed: simTime / timelineBin <= " +
+                             std::to_string(kMaxTimelineRows) +
+                             " timeline rows, or --timelineBin=0 (here " + Number(c.simTime) +
+                             " / " + Number(c.timelineBin) + ")");
+        }
         // Memory: with the WWW load an overloaded trunk leaves requests queued at the servers.
         if (c.workload == "www" && c.clients * c.simTime > double(kMaxPairSeconds))
         {
@@ -338,6 +441,17 @@ MakeParameters()
                              ": allowed: clients x simTime <= " + std::to_string(kMaxPairSeconds) +
                              " s with --workload=www (here " + std::to_string(c.clients) + " x " +
                              Number(c.simTime) + " s)");
+        }
+        // Memory: every page's two sockets are kept to the end (their counters are read then).
+        if (c.workload == "www" && c.connections == "page" &&
+            c.clients * c.simTime > double(kMaxPagePairSeconds))
+        {
+            const std::string name = FirstGiven(given, {"simTime", "clients"});
+            throw UsageError("--" + name + "=" + Parameters().Echo(c).Find(name)->Dump() +
+                             ": allowed: clients x simTime <= " +
+                             std::to_string(kMaxPagePairSeconds) + " s with --connections=page "
+                             "(here " + std::to_string(c.clients) + " x " + Number(c.simTime) +
+                             " s)");
         }
     });
     return table;

@@ -46,6 +46,13 @@ struct Config
     bool slowStartRestart = true; //!< ns2 model: cwnd back to 1 after an idle RTO
     std::string pagePacing;    //!< period or afterBatch: when a WWW client's next page starts
     std::string timerClock;    //!< perConnection or shared: the retransmission timers' clock
+    bool fastRetransmitGuard = true; //!< ns2 model: ns-2's bug_fix_ against repeated fast rtx
+    std::string cwndUnit;      //!< packets or bytes: what the ns2 sender's window counts
+    std::string clientPhase;   //!< random or common: when the WWW clients' first pages start
+    bool bsdTimers = false;    //!< shared timer clock and common client phase together
+    std::string connections;   //!< run, page or pageReset: a WWW pair's TCP connections
+    std::string partialFrames; //!< ppd or accept: a cut frame's later cells (cell model)
+    double timelineBin = 1;    //!< s: the timeline table's bin; 0: no timeline
 };
 
 /**

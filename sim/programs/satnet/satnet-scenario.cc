@@ -12,6 +12,7 @@
 #include "model/www-server.h"
 
 #include "ns3/application-container.h"
+#include "ns3/boolean.h"
 #include "ns3/buffer.h"
 #include "ns3/bulk-send-application.h"
 #include "ns3/bulk-send-helper.h"
@@ -89,6 +90,70 @@ struct FirstDropProbe
 };
 
 /**
+ * The timeline: the bytes the clients have read (and, with the WWW load, been asked for) at the
+ * end of each bin of `timelineBin` seconds. A sample changes nothing in the model; its events are
+ * not counted in the summary's `events`, which stays the model's.
+ */
+struct TimelineProbe
+{
+    double bin;                              //!< s
+    double end;                              //!< s: simTime, where the last bin ends
+    std::function<uint64_t()> received;      //!< bytes read by every client so far
+    std::function<uint64_t()> requested;     //!< bytes asked of every server so far
+    std::vector<std::pair<uint64_t, uint64_t>> samples; //!< (received, requested) per bin end
+    uint64_t events = 0;                     //!< the samples' own events
+
+    void Start()
+    {
+        if (bin > 0 && bin < end)
+        {
+            Simulator::Schedule(Seconds(bin), &TimelineProbe::Sample, this);
+        }
+    }
+
+    void Sample()
+    {
+        ++events;
+        samples.emplace_back(received(), requested());
+        // The next bin's end from its index, not by adding bin: no drift over many bins.
+        const double next = bin * static_cast<double>(samples.size() + 1);
+        if (next < end)
+        {
+            Simulator::Schedule(Seconds(next) - Simulator::Now(), &TimelineProbe::Sample, this);
+        }
+    }
+
+    /// @return the rows, the last bin closed by the run's own totals at simTime
+    Json::Array Rows(double capacity, bool www)
+    {
+        Json::Array rows;
+        if (bin <= 0)
+        {
+            return rows;
+        }
+        samples.emplace_back(received(), requested());
+        uint64_t before = 0;
+        for (size_t k = 0; k < samples.size(); ++k)
+        {
+            const double start = bin * static_cast<double>(k);
+            const double duration = (k + 1 == samples.size() ? end : bin * (k + 1.0)) - start;
+            const uint64_t bytes = samples[k].first - before;
+            before = samples[k].first;
+            const double goodput = 8.0 * static_cast<double>(bytes) / duration;
+            const double backlog =
+                static_cast<double>(samples[k].second) - static_cast<double>(samples[k].first);
+            rows.emplace_back(Json::Object{{"time", start},
+                                           {"duration", duration},
+                                           {"bytes", bytes},
+                                           {"goodput_bps", goodput},
+                                           {"efficiency", goodput / capacity},
+                                           {"backlog_bytes", www ? Json(backlog) : Json()}});
+        }
+        return rows;
+    }
+};
+
+/**
  * ns-3 keeps a freed packet buffer (Buffer::Data) for reuse only when it is at least as large as
  * the largest one freed so far, and hands it to the next packet created, whatever that packet's
  * size. A segment joined from two application packets (a WWW file boundary) is copied into a
@@ -139,6 +204,8 @@ RunScenario(const Config& c)
     network.epdThreshold = c.epdThreshold;
     network.sdZ = c.sdZ;
     network.switchModel = c.switchModel == "cell" ? AtmSwitchModel::CELL : AtmSwitchModel::FRAME;
+    network.partialFrames =
+        c.partialFrames == "accept" ? AtmPartialFrames::ACCEPT : AtmPartialFrames::PPD;
     AtmDumbbellHelper atm(network);
 
     TcpParameters tcp;
@@ -151,6 +218,8 @@ RunScenario(const Config& c)
     tcp.minRto = Seconds(c.minRto);
     tcp.slowStartRestart = c.slowStartRestart;
     tcp.timerClock = ParseTimerClock(c.timerClock).value(); // validated by the command line
+    tcp.fastRetransmitGuard = c.fastRetransmitGuard;
+    tcp.byteWindow = c.cwndUnit == "bytes";
     if (c.workload == "bulk")
     {
         // A bulk sender keeps its send buffer full of segment-sized packets, and memory goes by
@@ -183,6 +252,10 @@ RunScenario(const Config& c)
                                EnumValue(c.pagePacing == "afterBatch"
                                              ? WwwClient::PagePacing::AFTER_BATCH
                                              : WwwClient::PagePacing::PERIOD));
+        www.SetConnections(c.connections == "page"        ? WwwConnections::PAGE
+                           : c.connections == "pageReset" ? WwwConnections::PAGE_RESET
+                                                          : WwwConnections::RUN);
+        www.SetClientAttribute("RandomStartPhase", BooleanValue(c.clientPhase == "random"));
         for (uint32_t i = 0; i < c.clients; ++i)
         {
             ApplicationContainer pair = www.Install(atm.GetServers().Get(i),
@@ -215,6 +288,25 @@ RunScenario(const Config& c)
     FirstDropProbe probe{&connections, sender};
     atm.TraceBottleneckCellDrop(MakeCallback(&FirstDropProbe::OnCellDrop, &probe));
 
+    TimelineProbe timeline{c.timelineBin, c.simTime};
+    timeline.received = [&]() {
+        uint64_t bytes = 0;
+        for (uint32_t i = 0; i < c.clients; ++i)
+        {
+            bytes += servers.empty() ? sinks[i]->GetTotalRx() : clients[i]->GetBytesReceived();
+        }
+        return bytes;
+    };
+    timeline.requested = [&]() {
+        uint64_t bytes = 0;
+        for (const auto& server : servers)
+        {
+            bytes += server->GetBytesRequested();
+        }
+        return bytes;
+    };
+    timeline.Start();
+
     Simulator::Stop(Seconds(c.simTime));
     Simulator::Run();
 
@@ -226,6 +318,8 @@ RunScenario(const Config& c)
     uint64_t timeouts = 0;
     uint64_t fastRetransmits = 0;
     uint64_t idleRestarts = 0;
+    uint64_t connectionsOpened = 0;
+    uint64_t senderResets = 0;
     Json::Array connectionsJson;
     std::vector<Json::Object> rows;
     for (uint32_t i = 0; i < c.clients; ++i)
@@ -254,11 +348,24 @@ RunScenario(const Config& c)
         uint64_t connRetx = 0;
         uint64_t connTimeouts = 0;
         uint64_t connFast = 0;
-        // Both ends count: requests travel client to server and can be lost too.
-        for (auto socket : {AsFlavorSocket(sender(i)),
-                            AsFlavorSocket(servers.empty() ? nullptr : clients[i]->GetSocket())})
+        // Both ends of every connection of the pair count: requests travel client to server
+        // and can be lost too.
+        std::vector<Ptr<Socket>> sockets{sender(i)};
+        if (!servers.empty())
         {
-            if (socket)
+            sockets = servers[i]->GetConnections();
+            const auto opened = clients[i]->GetSockets();
+            sockets.insert(sockets.end(), opened.begin(), opened.end());
+            connectionsOpened += opened.size();
+            senderResets += servers[i]->GetSenderResets() + clients[i]->GetSenderResets();
+        }
+        else
+        {
+            ++connectionsOpened;
+        }
+        for (const auto& each : sockets)
+        {
+            if (auto socket = AsFlavorSocket(each))
             {
                 connRetx += socket->GetRetransmittedSegments();
                 connTimeouts += socket->GetTimeouts();
@@ -315,7 +422,10 @@ RunScenario(const Config& c)
     summary.Set("timeouts", timeouts);
     summary.Set("fast_retransmits", fastRetransmits);
     summary.Set("idle_restarts", idleRestarts);
-    summary.Set("events", Simulator::GetEventCount());
+    summary.Set("connections_opened", connectionsOpened);
+    summary.Set("sender_resets", senderResets);
+    summary.Set("events", Simulator::GetEventCount() - timeline.events);
+    Json::Array timelineJson = timeline.Rows(capacity, !servers.empty());
     Simulator::Destroy();
 
     struct rusage usage;
@@ -324,8 +434,9 @@ RunScenario(const Config& c)
     summary.Set("wall_seconds", wall.count());
     summary.Set("peak_rss_mb", usage.ru_maxrss / 1024.0);
 
-    return Json(
-        Json::Object{{"summary", summary}, {"connections", Json(std::move(connectionsJson))}});
+    return Json(Json::Object{{"summary", summary},
+                             {"connections", Json(std::move(connectionsJson))},
+                             {"timeline", Json(std::move(timelineJson))}});
 }
 
 satsweep::OutputSchema
@@ -415,6 +526,16 @@ Outputs()
                  "restarts",
                  "Retransmission timer expiries with nothing outstanding that set cwnd back to "
                  "1 (--slowStartRestart with --tcpModel=ns2), both ends of every connection.");
+    o.AddSummary("connections_opened",
+                 ValueType::INT,
+                 "connections",
+                 "TCP connections the clients opened (--connections=page: one per page; else "
+                 "one per pair).");
+    o.AddSummary("sender_resets",
+                 ValueType::INT,
+                 "resets",
+                 "Senders put back to a new connection's state when a page started on an idle "
+                 "connection (--connections=pageReset), clients and servers.");
     o.AddSummary("events", ValueType::INT, "events", "ns-3 events executed.");
     o.AddSummary("wall_seconds",
                  ValueType::FLOAT,
@@ -464,17 +585,18 @@ Outputs()
                 "retransmissions",
                 ValueType::INT,
                 "segments",
-                "Data segments sent again, both ends.");
+                "Data segments sent again, both ends of each of the pair's connections.");
     o.AddColumn(t,
                 "timeouts",
                 ValueType::INT,
                 "timeouts",
-                "Retransmission timeouts with data outstanding, both ends.");
+                "Retransmission timeouts with data outstanding, both ends of each of the pair's "
+                "connections.");
     o.AddColumn(t,
                 "fast_retransmits",
                 ValueType::INT,
                 "fast retransmits",
-                "Entries into fast recovery, both ends.");
+                "Entries into fast recovery, both ends of each of the pair's connections.");
     o.AddColumn(t,
                 "first_drop_s",
                 ValueType::FLOAT,
@@ -487,6 +609,36 @@ Outputs()
                 "segments",
                 "The server's congestion window at first_drop_s, in segments of mss; null if "
                 "the trunk never dropped its cells.");
+
+    const std::string l = "timeline";
+    o.AddColumn(l, "time", ValueType::FLOAT, "s", "Start of the bin (k x timelineBin).");
+    o.AddColumn(l,
+                "duration",
+                ValueType::FLOAT,
+                "s",
+                "Length of the bin: timelineBin, the last one up to simTime.");
+    o.AddColumn(l,
+                "bytes",
+                ValueType::INT,
+                "bytes",
+                "Bytes the clients read in the bin, all connections: the bins add up to the "
+                "connections' bytes_received.");
+    o.AddColumn(l,
+                "goodput_bps",
+                ValueType::FLOAT,
+                "bit/s",
+                "bytes x 8 / duration: the summary's goodput_bps restricted to the bin.");
+    o.AddColumn(l,
+                "efficiency",
+                ValueType::FLOAT,
+                "fraction of capacity",
+                "goodput_bps / capacity_bps: the summary's efficiency restricted to the bin.");
+    o.AddColumn(l,
+                "backlog_bytes",
+                ValueType::FLOAT,
+                "bytes",
+                "At the bin's end, bytes the servers were asked for and the clients have not "
+                "read yet (requests queued or in flight); null for the bulk workload.");
     return o;
 }
 

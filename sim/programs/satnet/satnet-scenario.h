@@ -14,12 +14,12 @@ namespace satnet
 
 /**
  * Builds the configured network, runs it for the simulated time and returns
- * `{"summary", "connections"}` as Outputs() declares them. Runs once per process: it owns
- * ns-3's simulator; the caller has seeded ns-3's RngSeedManager.
+ * `{"summary", "connections", "timeline"}` as Outputs() declares them. Runs once per process:
+ * it owns ns-3's simulator; the caller has seeded ns-3's RngSeedManager.
  */
 satsweep::Json RunScenario(const Config& config);
 
-/// @return what RunScenario() gives: the summary fields and the connections table
+/// @return what RunScenario() gives: the summary fields, the connections and the timeline tables
 satsweep::OutputSchema Outputs();
 
 } // namespace satnet
