@@ -29,3 +29,4 @@
 .read analysis/34-error_term.sql
 .read analysis/35-allocation_of_variation.sql
 .read analysis/40-confidence_intervals.sql
+.read analysis/41-interaction_intervals.sql

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds OMNeT++ (headless: Cmdenv, no Qtenv/OSG) and the INET features a wired IPv4 TCP
 # network needs, from the release tarballs, into a cache keyed by their checksums; a second
-# call finds the build there and returns at once. Called by `./setup.sh --with-omnetpp`.
+# call finds the build there and returns at once. Called by `./setup.sh` (unless --without-omnetpp).
 #
 #   omnetpp/build.sh ENV_FILE
 #

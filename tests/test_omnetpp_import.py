@@ -30,8 +30,8 @@ from satsweep.engine.omnetpp_import import (
     declaration_text,
     import_config,
     read_study,
-    summary_candidates,
-    table_candidates,
+    own_statistics,
+    selection,
 )
 from tests.support import REPO
 
@@ -208,40 +208,172 @@ def test_import_writes_a_design_and_a_declaration_that_load(tmp_path):
     assert design.adapter_options["config"] == "Study"
 
 
-def test_every_listed_summary_field_loads_once_uncommented(tmp_path):
+#: What a trial run of an INET network records, as OMNeT++ 6.1 writes its .sca (format 3): the
+#: run's attributes and parameters, scalars and statistics with their attributes.
+SCA = r"""version 3
+run Study-0-20261202-12:00:00-77
+attr configname Study
+attr network Net
+attr unit ignored
+itervar queue 10
+par Net.client.app[0] typename "\"TcpSessionApp\""
+attr unit s
+scalar Net.client.app[0] bytesSent 1048576
+scalar Net.client.app[0] "packetSent:sum(packetBytes)" 1048576
+attr recordingmode sum(packetBytes)
+attr title "packets sent, sum(packetBytes)"
+attr unit B
+scalar Net.client.app[0] packetReceived:count 0
+attr recordingmode count
+statistic Net.client.app[0] endToEndDelay:histogram
+field count 0
+field mean nan
+attr unit s
+bin -inf 0
+statistic Net.server.app[0] endToEndDelay:histogram
+field count 700
+field mean 0.0125
+attr unit s
+bin -inf 0
+bin 0 700
+scalar Net.server.app[0] "packetReceived:sum(packetBytes)" 1048576
+attr recordingmode sum(packetBytes)
+scalar Net.client.lo[0].lo rcvdPkFromHl:count 5
+attr unit pk
+scalar Net.server.lo[0].lo rcvdPkFromHl:count 5
+attr unit pk
+scalar Net.client.ppp[0].ppp rcvdPkFromHl:count 720
+attr unit pk
+scalar Net.client.ppp[1].ppp rcvdPkFromHl:count 3
+attr unit pk
+scalar Net.server.ppp[0].ppp rcvdPkFromHl:count 700
+attr unit pk
+statistic Net.client.ppp[0].queue queueingTime:stats
+field count 720
+field mean 0.001
+attr unit s
+scalar Net throughput 8.3e6
+attr unit bps
+scalar Net.sink lifetime:mean 2.5
+attr unit s
+"""
+VEC = r"""version 3
+run Study-0-20261202-12:00:00-77
+attr configname Study
+vector 0 Net.server.app[0] "packetReceived:vector(packetBytes)" ETV
+attr interpolationmode none
+attr recordingmode vector(packetBytes)
+0	12	0.41	1452
+0	13	0.42	1452
+vector 1 Net.client.ppp[0].queue queueLength:vector ETV
+attr unit pk
+1	12	0.41	1
+"""
+
+
+def test_result_files_are_read_with_each_result_s_unit_and_count():
+    from satsweep.engine.omnetpp import Recorded, recorded_results
+
+    rows = recorded_results(iter((SCA + VEC).splitlines()))
+    assert rows[:4] == [
+        Recorded("scalar", "Net.client.app[0]", "bytesSent", None, 1048576.0),
+        Recorded("scalar", "Net.client.app[0]", "packetSent:sum(packetBytes)", "B", 1048576.0,
+                 "sum(packetBytes)"),
+        Recorded("scalar", "Net.client.app[0]", "packetReceived:count", None, 0.0, "count"),
+        Recorded("histogram", "Net.client.app[0]", "endToEndDelay:histogram", "s", 0.0),
+    ]  # fmt: skip
+    by_name = {(r.module, r.name): r for r in rows}
+    assert by_name[("Net.client.ppp[0].queue", "queueingTime:stats")].kind == "statistic"
+    assert by_name[("Net.server.app[0]", "packetReceived:vector(packetBytes)")] == Recorded(
+        "vector", "Net.server.app[0]", "packetReceived:vector(packetBytes)", None, None,
+        "vector(packetBytes)",
+    )  # fmt: skip
+    assert len(rows) == 16  # the run's and the parameter's "attr unit" are nobody's
+
+
+@pytest.mark.parametrize(
+    ("mode", "unit"),
+    [("sum(packetBytes)", "B"), ("vector(removeRepeats(packetBits))", "b"),
+     ("timeavg(sum(packetBytes))", "B"), ("count(packetBytes)", None),
+     ("rate(packetBytes)", None), ("count", None), (None, None)],
+)  # fmt: skip
+def test_a_result_without_a_unit_has_its_filter_s(mode, unit):
+    """INET's statistics declare no unit; what their packetBytes filter gives is in bytes, as
+    long as what comes after it keeps the unit (a count does not)."""
+    from satsweep.engine.omnetpp import Recorded
+    from satsweep.engine.omnetpp_import import unit_of
+
+    assert unit_of(Recorded("scalar", "N.a", "x", None, 1.0, mode)) == unit
+    assert unit_of(Recorded("scalar", "N.a", "x", "pk", 1.0, mode)) == "pk"  # its own first
+
+
+def test_module_patterns_are_as_specific_as_the_recording_modules_allow():
+    from satsweep.engine.omnetpp_import import module_groups
+
+    assert module_groups(
+        ["N.h[0].app[0]", "N.h[1].app[0]", "N.s.app[0]", "N.h[0].app[1]", "N.h[1].app[1]"]
+    ) == [
+        ("N.h[*].app[*]", ["N.h[0].app[0]", "N.h[1].app[0]", "N.h[0].app[1]", "N.h[1].app[1]"]),
+        ("N.s.app[0]", ["N.s.app[0]"]),
+    ]
+    assert module_groups(["N.h[2].ppp[0]", "N.h[3].ppp[0]"]) == [
+        ("N.h[*].ppp[0]", ["N.h[2].ppp[0]", "N.h[3].ppp[0]"])
+    ]
+
+
+def test_the_default_selection_is_the_network_s_and_the_applications_results(tmp_path):
+    """Active: what the network module and the application modules record (with their units,
+    each module its own field), and a statistic the model's own NED declares; a result that
+    recorded nothing stays commented, as does everything else: never one field adding up the
+    loopback's and the PPP interfaces' counts of both hosts. Uncommented, every listed field
+    and table loads."""
+    from satsweep.engine.omnetpp import recorded_results
+
+    rows = recorded_results(iter((SCA + VEC).splitlines()))
     ini = write_ini(tmp_path, INIS["lists"])
-    rows = [
-        ("scalar", "Dumbbell.left.ppp[0].queue", "droppedPacketsQueueOverflow:count"),
-        ("scalar", "Dumbbell.left.ppp[1].queue", "droppedPacketsQueueOverflow:count"),
-        ("scalar", "Dumbbell.receiver[0].app[0]", "packetReceived:sum(packetBytes)"),
-        ("histogram", "Dumbbell.left.ppp[0].queue", "queueingTime:histogram"),
-        ("vector", "Dumbbell.left.ppp[0].queue", "queueLength:vector"),
-        ("vector", "Dumbbell.left.ppp[1].queue", "queueLength:vector"),
-        ("vector", "Dumbbell.receiver[0].app[0]", "packetReceived:vector(packetBytes)"),
-    ]
-    study = read_study(ini, "Study")
-    text = declaration_text(
-        study, "s", summary_candidates(rows), "trial", tables=table_candidates(rows)
+    (tmp_path / "Sink.ned").write_text(
+        "simple Sink { @statistic[lifetime](record=mean; unit=s); }\n"
     )
+    chosen = selection(rows, own_statistics(tmp_path), ["queue"])
+    text = declaration_text(read_study(ini, "Study"), "s", chosen.summary, "trial",
+                            tables=chosen.tables)  # fmt: skip
     active = Declaration.model_validate(yaml.safe_load(text))
-    assert [(f.name, f.module, f.reduce) for f in active.summary] == [
-        ("droppedpacketsqueueoverflow_count", "Dumbbell.left.ppp[*].queue", "sum")
-    ]
-    assert not active.tables
-    picked = re.sub(r"^# (  |tables:)", r"\1", text, flags=re.MULTILINE)  # all listed
+    assert [(f.name, f.unit, f.scalar or f.statistic, f.module, f.reduce)
+            for f in active.summary] == [  # fmt: skip
+        ("client_app0_bytessent", None, "bytesSent", "Net.client.app[0]", "one"),
+        ("client_app0_packetsent_sum_packetbytes", "B", "packetSent:sum(packetBytes)",
+         "Net.client.app[0]", "one"),
+        ("client_app0_packetreceived_count", None, "packetReceived:count",
+         "Net.client.app[0]", "one"),
+        ("server_app0_endtoenddelay_histogram_mean", "s", "endToEndDelay:histogram",
+         "Net.server.app[0]", "one"),
+        ("server_app0_packetreceived_sum_packetbytes", "B", "packetReceived:sum(packetBytes)",
+         "Net.server.app[0]", "one"),
+        ("throughput", "bps", "throughput", "Net", "one"),
+        ("sink_lifetime_mean", "s", "lifetime:mean", "Net.sink", "one"),
+    ]  # fmt: skip
+    assert {n: (t.vector, t.module, t.unit, t.bin) for n, t in active.tables.items()} == {
+        "server_app0_packetreceived": (
+            "packetReceived:vector(packetBytes)", "Net.server.app[0]", "B", 1.0
+        )
+    }  # fmt: skip
+    traces = OmnetppAdapter().default_traces(active.description())
+    assert traces == [{"table": "server_app0_packetreceived", "x": "time", "y": ["value"],
+                       "series": "module"}]  # fmt: skip
+    picked = re.sub(r"^# (  |tables:|more tables:)", r"\1", text, flags=re.MULTILINE)
+    picked = picked.replace("more tables:\n", "")
     everything = Declaration.model_validate(yaml.safe_load(picked))
-    assert [(f.scalar, f.statistic, f.field) for f in everything.summary[1:]] == [
-        ("packetReceived:sum(packetBytes)", None, None),
-        (None, "queueingTime:histogram", "mean"),
-    ]
-    assert {n: (t.vector, t.module, t.bin) for n, t in everything.tables.items()} == {
-        "queuelength": ("queueLength:vector", "Dumbbell.left.ppp[*].queue", 1.0),
-        "packetreceived": (
-            "packetReceived:vector(packetBytes)",
-            "Dumbbell.receiver[*].app[*]",
-            1.0,
-        ),
+    rest = {f.name: (f.module, f.reduce, f.unit) for f in everything.summary[len(active.summary) :]}
+    assert rest == {
+        "client_app0_endtoenddelay_histogram_mean": ("Net.client.app[0]", "one", "s"),  # empty
+        "client_lo0_lo_rcvdpkfromhl_count": ("Net.client.lo[0].lo", "one", "pk"),
+        "server_lo0_lo_rcvdpkfromhl_count": ("Net.server.lo[0].lo", "one", "pk"),
+        "client_ppp_ppp_rcvdpkfromhl_count": ("Net.client.ppp[*].ppp", "sum", "pk"),
+        "server_ppp0_ppp_rcvdpkfromhl_count": ("Net.server.ppp[0].ppp", "one", "pk"),
+        "client_ppp0_queue_queueingtime_stats_mean": ("Net.client.ppp[0].queue", "one", "s"),
     }
+    assert set(everything.tables) == {"server_app0_packetreceived", "client_ppp0_queue_queuelength"}
+    assert all(f.module != "**" for f in everything.summary)
 
 
 @pytest.mark.parametrize(
@@ -373,9 +505,12 @@ def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_pat
     said = declaration_path.read_text()
     assert "what run 0 recorded in a 0.5s trial run" in said
     assert 'scalar: "packetReceived:sum(packetBytes)"' in said  # listed, commented or not
-    assert "#     statistic: " in said and "#     field: mean" in said
+    assert re.search(r'^#   - \{name: .*, statistic: ".*", field: mean, ', said, re.MULTILINE)
     declared = OmnetppStudy(ini, "Bulk").declaration
-    assert [p.name for p in declared.parameters] == ["queue"] and len(declared.summary) == 1
+    assert [p.name for p in declared.parameters] == ["queue"]
+    # the senders' and receivers' applications, each a group of its own: never both added up
+    modules = {f.module for f in declared.summary} | {t.module for t in declared.tables.values()}
+    assert modules == {"Dumbbell.sender[*].app[0]", "Dumbbell.receiver[*].app[0]"}
     program = OmnetppAdapter.study(ini, "Bulk")  # the adapter runs the imported declaration
     out = tmp_path / "r.json"
     proc = subprocess.run(
@@ -386,7 +521,9 @@ def test_the_trial_run_lists_what_run_0_records_and_the_declaration_runs(tmp_pat
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())
-    assert result["params"] == {"queue": 10} and len(result["summary"]) == 1
+    assert result["params"] == {"queue": 10}
+    assert list(result["summary"]) == [f.name for f in declared.summary]
+    assert set(declared.tables) <= set(result) and any(result[t] for t in declared.tables)
 
 
 @pytest.mark.omnetpp
@@ -405,3 +542,20 @@ def test_a_trial_run_that_fails_ends_the_import_with_omnetpp_s_message(tmp_path,
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "trial run of run 0 failed" in err and "NoSuchApp" in err, err
     assert sorted(model.rglob("*")) == before  # no declaration, no design, no results
+
+
+def test_each_table_s_value_is_labelled_with_its_own_unit():
+    """The import declares a table per vector, each column `value` in its vector's unit: a
+    trace's axis says its own table's unit, not the last table's."""
+    from satsweep.analysis import StudyDesign
+    from satsweep.design.schema import TraceSettings
+    from satsweep.report.figures import trace_labels
+
+    study = StudyDesign(
+        units={"time": "s", "value": "s"},  # by column name, across tables: the last one's
+        table_units={"sent": {"time": "s", "value": "B"}, "delay": {"time": "s", "value": "s"}},
+    )
+    sent = TraceSettings(table="sent", x="time", y=["value"])
+    assert trace_labels(sent, study) == ("time (s)", "sent (B)")
+    delay = TraceSettings(table="delay", x="time", y=["value"])
+    assert trace_labels(delay, study) == ("time (s)", "delay (s)")

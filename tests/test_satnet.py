@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,10 @@ def stable(summary: dict) -> dict:
         ("--bufferRtt=3", "allowed: 0.5, 1, 2"),
         ("--simTime=-1", "allowed: a number >= 1e-09"),
         ("--nonsense=1", "unknown flag; allowed: "),
+        ("--connections=always", "allowed: run, page, pageReset"),
+        ("--connections=pageReset --tcpModel=ns3", "allowed with --tcpModel=ns2 only"),
+        ("--connections=page --simTime=2001", "allowed: clients x simTime <= 200000 s"),
+        ("--partialFrames=all", "allowed: ppd, accept"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_and_no_output(tmp_path, flag, allowed):
@@ -204,3 +211,19 @@ def test_timeout_trace_agrees_with_satnet_counts(tmp_path):
     )
     assert refused.returncode == 1
     assert "the log does not match satnet's counts" in refused.stderr
+
+
+def test_out_to_a_pipe_writes_the_pipe_and_leaves_it_a_pipe(tmp_path):
+    # A rename onto --out would put a regular file in place of a device or a pipe: as root,
+    # --out=/dev/null replaced the system's /dev/null with a file.
+    fifo = tmp_path / "result"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = run_satnet_cli("--clients=1", "--simTime=1", f"--out={fifo}")
+    reader.join(timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert "efficiency" in json.loads(received[0])["summary"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result"]  # no temporary left

@@ -342,7 +342,7 @@ def contract_result(clients: int = 2) -> dict:
         "frames_dropped_sd": None, "cells_dropped_sd": None, "frames_dropped_full": None,
         "cells_dropped_full": None, "frames_dropped_partial": None,
         "cells_dropped_partial": None, "frames_dropped_tail": None, "cells_dropped_tail": None,
-        "idle_restarts": None,
+        "idle_restarts": None, "connections_opened": None, "sender_resets": None,
     }  # fmt: skip
     return {
         "params": {"link": "wan", "flavor": "reno", "bufferRtt": 1, "bufferCells": 1062,

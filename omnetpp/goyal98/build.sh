@@ -4,7 +4,7 @@
 #   omnetpp/goyal98/build.sh ENV_FILE
 #
 # ENV_FILE is .venv/omnetpp.env (OMNETPP_ROOT=..., INET_ROOT=...), written by
-# `./setup.sh --with-omnetpp`. Build products: src/Makefile, out/ (ignored by git).
+# `./setup.sh`. Build products: src/Makefile, out/ (ignored by git).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ENV_FILE=${1:?usage: omnetpp/goyal98/build.sh ENV_FILE}
@@ -12,7 +12,7 @@ die() {
   printf '[goyal98] error: %s\n' "$*" >&2
   exit 1
 }
-[ -r "$ENV_FILE" ] || die "$ENV_FILE not readable (run ./setup.sh --with-omnetpp)"
+[ -r "$ENV_FILE" ] || die "$ENV_FILE not readable (run ./setup.sh)"
 # shellcheck disable=SC1090
 source "$ENV_FILE"
 [ -x "${OMNETPP_ROOT:-}/bin/opp_run" ] || die "OMNETPP_ROOT=${OMNETPP_ROOT:-} has no bin/opp_run"

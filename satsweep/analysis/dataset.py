@@ -127,6 +127,23 @@ class Dataset:
         con.unregister("input_table")
         return cls(con, name)
 
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The database holding ``source``: to run further files on the runs (steady-state
+        responses, :mod:`satsweep.analysis.steady`)."""
+        return self._con
+
+    def add_columns(self, table: str, columns: Sequence[str]) -> None:
+        """Columns ``columns`` of ``table`` (a table of ``connection`` keyed by config_id and
+        replication, one row per run at most) joined onto the runs as new numeric columns (NULL
+        for a run it lacks), analysed like any other; the order of the runs is kept."""
+        sql.set_variables(self._con, added_table=table, added_columns=list(columns))
+        sql.run(self._con, sql.ADDED_COLUMNS)
+        sql.run(self._con, sql.SOURCE_COLUMNS)
+        rows = sql.rows(self._con, "source_columns")
+        self.columns = {c["column_name"]: c["data_type"] for c in rows}
+        self._numeric = {c["column_name"] for c in rows if c["is_numeric"]}
+
     def close(self) -> None:
         """Close the database (the loaded runs go with it)."""
         self._con.close()
@@ -334,7 +351,7 @@ class Dataset:
         standard_error = error["standard_error"]
         t = t_quantile(confidence, terms[-1].dof) if standard_error is not None else None
         sql.set_variables(con, t_quantile=t)
-        sql.run(con, sql.INTERVALS)
+        sql.run(con, *sql.INTERVALS)
         effects: dict[str, dict[str, Effect]] = {f: {} for f in factors}
         for row in sql.rows(con, "confidence_intervals"):
             ci = (row["ci_low"], row["ci_high"]) if row["ci_low"] is not None else None
@@ -346,8 +363,10 @@ class Dataset:
                 (row["factor_a"], row["factor_b"]),
                 (row["level_a"], row["level_b"]),
                 row["interaction"],
+                (row["ci_low"], row["ci_high"]) if row["ci_low"] is not None else None,
+                row["significant"],
             )
-            for row in sql.rows(con, "interactions")
+            for row in sql.rows(con, "interaction_intervals")
         )
         aliases = {
             row["term"]: row["alias_set"]

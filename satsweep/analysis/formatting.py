@@ -25,6 +25,7 @@ __all__ = [
     "effect_cells",
     "format_markdown",
     "fraction_note",
+    "interaction_cells",
     "interval_place",
     "mean_text",
     "significant",
@@ -33,6 +34,8 @@ __all__ = [
     "with_interval",
 ]
 
+#: The most interactions `analyze` lists, the largest first (its --json has every one).
+SHOWN_INTERACTIONS = 20
 #: The fewest significant digits a value without an interval is shown with.
 LEAST_DIGITS = 6
 #: The most a double holds.
@@ -159,6 +162,23 @@ def effect_cells(result: Analysis) -> dict[tuple[str, str], tuple[str, str]]:
     return cells
 
 
+def interaction_cells(result: Analysis) -> tuple[list[tuple[str, str, str, str]], int]:
+    """The first-order interactions whose interval excludes 0, the largest first: at most
+    :data:`SHOWN_INTERACTIONS` of them as (term, levels, value, interval) texts, and how many
+    more there are. None without intervals (identical replications, no error dof)."""
+    if result.identical_replications:
+        return [], 0
+    found = sorted((i for i in result.interactions if i.significant), key=lambda i: -abs(i.value))
+    shown = found[:SHOWN_INTERACTIONS]
+    digits = distinguishing_digits(i.value for i in shown)
+    cells = []
+    for i in shown:
+        value, interval = with_bounds(i.value, i.ci, digits)
+        term = result.alias_set(":".join(i.factors))
+        cells.append((term, " x ".join(i.levels), value, interval or "n/a"))
+    return cells, len(found) - len(shown)
+
+
 def mean_text(result: Analysis) -> str:
     """The overall mean as the rule has it, with the interval of the mean (t s_e / sqrt(n))
     when the analysis has intervals."""
@@ -189,7 +209,8 @@ def fraction_note(result: Analysis) -> str:
 
 
 def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) -> str:
-    """Readable Markdown: a summary line, the allocation of variation and the main effects;
+    """Readable Markdown: a summary line, the allocation of variation, the main effects and the
+    interactions whose interval excludes 0;
     the response and the factors labelled with their ``units`` (name -> unit) when known."""
     r = result
     units = units or {}
@@ -228,6 +249,20 @@ def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) ->
         ],
         "llrll" + ("l" if aliased else ""),
     )
+    interactions, more = interaction_cells(r)
+    interaction_lines = []
+    if interactions:
+        interaction_lines = [
+            f"### Interactions whose {percent:g}% interval excludes 0 (the largest first)",
+            "",
+            *_table(
+                ["interaction", "levels", "interaction effect", f"{percent:g}% CI"],
+                [[label(t) if ":" not in t else t, lv, v, ci] for t, lv, v, ci in interactions],
+                "llrl",
+            ),
+            "",
+            *([f"({more} more: `--json` has every interaction)", ""] if more else []),
+        ]
     return "\n".join(
         [
             title,
@@ -244,5 +279,6 @@ def format_markdown(result: Analysis, units: Mapping[str, str] | None = None) ->
             "",
             *effects,
             "",
+            *interaction_lines,
         ]
     )

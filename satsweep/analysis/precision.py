@@ -17,13 +17,36 @@ measured.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
+from satsweep.analysis import steady
 from satsweep.analysis.dataset import Dataset, t_quantile
 from satsweep.analysis.results import DEFAULT_CONFIDENCE
 from satsweep.design import Design, Precision, Target
 
-__all__ = ["Reached", "configuration_ratios", "next_replications", "next_round", "reached"]
+__all__ = [
+    "Lever",
+    "Reached",
+    "configuration_ratios",
+    "next_replications",
+    "next_round",
+    "reached",
+    "run_length",
+]
+
+
+@contextmanager
+def _opened(
+    runs_table: str, design: Design, confidence: float
+) -> Iterator[tuple[Dataset, list[steady.SteadyResult]]]:
+    """The runs of ``runs_table`` with the design's steady-state responses joined on (a target
+    may name one), and what was measured of them."""
+    with Dataset.open(runs_table) as data:
+        measured = steady.attach(data, Path(runs_table).parent, design.analysis.steady, confidence)
+        yield data, measured
 
 
 @dataclass(frozen=True)
@@ -100,7 +123,7 @@ def reached(
     widest decides."""
     precision = _precision(design)
     result = []
-    with Dataset.open(runs_table) as data:
+    with _opened(runs_table, design, confidence) as (data, _):
         for target in precision.until:
             if precision.over == "effects":
                 items = _effect_items(data, design, target, confidence)
@@ -117,7 +140,7 @@ def configuration_ratios(
     """config_id -> its widest half-width over the one asked, over the targets (inf: fewer than
     2 runs, or a mean of 0 with a relative target)."""
     ratios: dict[str, float] = {}
-    with Dataset.open(runs_table) as data:
+    with _opened(runs_table, design, confidence) as (data, _):
         for target in _precision(design).until:
             for cid, (half, asked) in _configuration_items(data, target, confidence).items():
                 ratio = half / asked if asked > 0 else math.inf
@@ -166,3 +189,78 @@ def next_round(
     if grown == counts:
         return None
     return design.with_replications(min(grown.values()), grown)
+
+
+@dataclass(frozen=True)
+class Lever:
+    """Two ways to narrow a steady-state response's intervals by ``ratio`` (> 1): more
+    replications of the same length, ``replications`` (only the new ones run), or every
+    replication ``longer`` instead of ``length`` (all run again: a run of another length is
+    another configuration), in core-seconds of the cost hint (the program's ``cost``)."""
+
+    target: Target
+    parameter: str  # the parameter that sets the run's length
+    length: float
+    warmup: float  # the longest warm-up over the configurations
+    replications: int
+    longer: float
+    cost_replications: float
+    cost_longer: float
+
+    @property
+    def longer_is_cheaper(self) -> bool:
+        return self.cost_longer < self.cost_replications
+
+
+def run_length(
+    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+) -> list[Lever]:
+    """For each unmet target on a steady-state response whose ``length`` is fixed (not a
+    factor) and whose warm-up is measured: the cost of meeting it by more replications against
+    that of longer runs. The variance of a run's mean after the warm-up w falls as 1/(T - w)
+    for a run of length T (Jain 25.5: past the warm-up, the batch-means argument), as it falls
+    as 1/r for r replications; so r' = ceil(r x ratio^2) (the campaign's own rule) against T' =
+    w + (T - w) x ratio^2 with r kept. Each replication pays the warm-up again, a longer run
+    pays it once: the longer the warm-up, the more the longer runs save."""
+    by_name = {s.response: s for s in design.analysis.steady}
+    unmet = [
+        x for x in now
+        if not x.met and x.ratio is not None and math.isfinite(x.ratio)
+        and (s := by_name.get(x.target.response)) is not None and s.warmup == "auto"
+        and s.length is not None and s.length not in design.factors
+    ]  # fmt: skip
+    if not unmet:
+        return []
+    with _opened(runs_table, design, confidence) as (_, measured):
+        warmups = {m.settings.response: m for m in measured}
+    describe, r = design.describe, design.most_replications
+    levers = []
+    for x in unmet:
+        settings = by_name[x.target.response]
+        name = settings.length
+        parameter = describe.parameter(name)
+        length = float(design.fixed.get(name, parameter.default if parameter else math.nan))
+        warm = max((c.warmup for c in warmups[settings.response].configurations), default=0.0)
+        if not math.isfinite(length) or warm >= length:
+            continue
+        more = _grown(r, x.ratio, 10**9)  # what the target needs, whatever max allows
+        longer = warm + (length - warm) * x.ratio**2
+
+        def cost(value: float, name: str = name) -> float:
+            return sum(
+                describe.estimated_seconds({**c.params, name: value}) for c in design.configurations
+            )
+
+        levers.append(
+            Lever(
+                x.target,
+                name,
+                length,
+                warm,
+                more,
+                longer,
+                (more - r) * cost(length),
+                r * cost(longer),
+            )
+        )
+    return levers

@@ -52,11 +52,14 @@ class Term:
 
 @dataclass(frozen=True)
 class Interaction:
-    """The first-order interaction of level ``levels[0]`` of ``factors[0]`` with ``levels[1]``."""
+    """The first-order interaction of level ``levels[0]`` of ``factors[0]`` with ``levels[1]``,
+    with its confidence interval (None without degrees of freedom for the error)."""
 
     factors: tuple[str, str]
     levels: tuple[str, str]
     value: float
+    ci: tuple[float, float] | None = None
+    significant: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,8 @@ class Analysis:
     def to_dict(self) -> dict[str, Any]:
         """The structure of ``goyal98-wan-anova.json`` (full precision; None for undefined),
         with a fraction's ``defining_relation`` and ``aliases`` (term -> alias set), and
-        ``identical_replications: true`` (and no intervals) when they are."""
+        ``identical_replications: true`` (and no intervals) when they are; then every
+        first-order interaction with its interval."""
         fraction = (
             {"defining_relation": self.defining_relation, "aliases": self.aliases}
             if self.defining_relation is not None
@@ -159,4 +163,13 @@ class Analysis:
                 }
                 for factor, levels in self.shown_effects().items()
             },
+            "interactions": [
+                {
+                    "factors": list(i.factors),
+                    "levels": list(i.levels),
+                    "interaction": i.value,
+                    "ci": list(i.ci) if i.ci and not self.identical_replications else None,
+                }
+                for i in self.interactions
+            ],
         }

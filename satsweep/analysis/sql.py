@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "ADDED_COLUMNS",
     "CELLS",
     "DESIGN",
     "DESIGN_CHECKS",
@@ -35,6 +36,8 @@ __all__ = [
     "SOURCE_COLUMNS",
     "SQL_DIR",
     "STATISTICS",
+    "STEADY_SERIES",
+    "STEADY_VALUES",
     "VALUE_CHECKS",
     "connect",
     "created_table",
@@ -80,11 +83,14 @@ DESIGN_TABLES = _files("cells", "design_problems")
 DESIGN_CHECKS = _file("design_checks")
 CELL_RUNS = _file("cell_runs")
 STATISTICS = _files("summary", "allocation_of_variation")
-INTERVALS = _file("confidence_intervals")
+INTERVALS = _files("confidence_intervals", "interaction_intervals")
 PROVENANCE = _file("provenance")
 FIRST_RUNS = _file("first_runs")
 TRACE_ROWS = _file("trace_rows")
 TRACE_MEANS = _file("trace_means")
+STEADY_SERIES = _file("steady_series")
+STEADY_VALUES = _file("steady_values")
+ADDED_COLUMNS = _file("added_columns")
 
 
 @cache

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from satsweep import analysis, report
+from satsweep.analysis import steady
 from satsweep.cli.common import (
     DESIGN_SUFFIXES,
     STUDY_COMPLETION,
@@ -49,6 +50,10 @@ def _analyze(args: argparse.Namespace) -> int:
         results = {}
         part = study.balanced_replications  # the balanced part of configurations' own r
         with analysis.Dataset.open(args.source, args.results, part) as data:
+            if study.steady:  # its steady-state responses, joined onto the runs
+                root = results_dir(args.results) / args.source
+                measured = steady.attach(data, root, study.steady, args.confidence, part)
+                labels = steady.configuration_labels(data, list(study.factors))
             options = {"model": args.model, "confidence": args.confidence}
             for response in responses:
                 if by is None:
@@ -58,6 +63,9 @@ def _analyze(args: argparse.Namespace) -> int:
     except (analysis.AnalysisError, StoreError) as e:
         error("analyze", e)
         return 2
+    if study.steady:
+        for line in steady.warnings(measured, labels):
+            print(f"satsweep analyze: warning: {line}", file=sys.stderr)
     if part is not None:
         print(f"(the configurations have their own replications: replications 1..{part} of "
               "each, a balanced design)", file=sys.stderr)  # fmt: skip
@@ -73,6 +81,8 @@ def _analyze(args: argparse.Namespace) -> int:
             ),
             end="",
         )
+        if study.steady:
+            print("\n" + steady.format_markdown(measured, labels, args.confidence), end="")
     return 0
 
 

@@ -328,6 +328,11 @@ def _run(args: argparse.Namespace) -> int:
             f"(r = {last.design.replications_text()}, {last.design.n_runs} runs)",
             highlight=False,
         )
+        if not last.met:  # a steady-state target: longer runs may be the cheaper way
+            for lever in precision.run_length(
+                last.design, str(report.store.runs_table), last.reached
+            ):
+                console.print(_lever(lever), highlight=False)
     for run, record in state.failed:
         console.print("[red]failed[/red]", end=" ")
         console.print(_failure(run, record), highlight=False, markup=False)
@@ -381,6 +386,11 @@ def _plan(args: argparse.Namespace) -> int:
             "shows more)"
         )
     fixed = _flags(design.fixed) or "(none)"
+    if design.simulators is not None:  # a crossed design: each simulator's program and own
+        fixed += "; simulators: " + ", ".join(
+            f"{level} = {s.program}" + (f" {_flags(s.fixed)}" if s.fixed else "")
+            for level, s in design.simulators.items()
+        )
     todo = state.n_missing + len(state.failed) + len(state.damaged)
     replications = design.replications_text()
     configurations = design.n_configurations
@@ -508,6 +518,18 @@ def _trial(design: Design, run: Run, seconds: float, console: Console) -> str | 
         soft_wrap=True,
     )
     return None
+
+
+def _lever(lever: precision.Lever) -> str:
+    """What a steady-state target would cost by more replications and by longer runs."""
+    name, r = lever.parameter, lever.replications
+    return (
+        f"  {lever.target.response}: warm-up {lever.warmup:g} of {name} {lever.length:g}; "
+        f"r = {r} replications would cost ~{lever.cost_replications:.3g} core-s more, "
+        f"{name}: {lever.longer:.4g} at the same r ~{lever.cost_longer:.3g} core-s"
+        + (f" (cheaper: set fixed {name}: {lever.longer:.4g} in the design)"
+           if lever.longer_is_cheaper else "")
+    )  # fmt: skip
 
 
 def _reached(x: precision.Reached) -> str:

@@ -26,6 +26,7 @@ from satsweep.design.schema import (
     DesignError,
     FractionSettings,
     Precision,
+    SteadySettings,
     Target,
     TraceSettings,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "FractionSettings",
     "Precision",
     "Run",
+    "SteadySettings",
     "Target",
     "TraceSettings",
     "config_id",

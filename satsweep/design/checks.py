@@ -7,11 +7,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from satsweep.design.schema import Design, TraceSettings, clip, quoted
+from satsweep.design.schema import Design, SteadySettings, TraceSettings, clip, quoted
 from satsweep.engine import Description, Parameter, value_text
+from satsweep.engine.crossed import SIMULATOR, Crossed
 from satsweep.theory import TheoryNotFound, theory
 
-__all__ = ["RESERVED_PARAMETERS", "check_analysis", "check_parameters", "written_numbers"]
+__all__ = [
+    "RESERVED_PARAMETERS",
+    "check_analysis",
+    "check_crossed",
+    "check_parameters",
+    "written_numbers",
+]
 
 #: What satsweep passes every run itself (the contract): a design may not name them.
 RESERVED_PARAMETERS = {
@@ -146,13 +153,75 @@ def check_parameters(raw: dict[str, Any], describe: Description) -> list[tuple[s
     return problems
 
 
+def check_crossed(raw: dict[str, Any], crossed: Crossed) -> list[tuple[str, str]]:
+    """Problems of a crossed design's parameters: each parameter of the design (not the
+    factor ``simulator``) taken alike by every simulator's program, one line per parameter on
+    which their descriptions disagree (:func:`~satsweep.engine.crossed.merged`), else checked
+    against every program (:func:`check_parameters`); each simulator's own ``fixed`` checked
+    against its program, and not a parameter of the design too."""
+
+    def common(section: object) -> object:  # the section without the factor simulator
+        if isinstance(section, dict):
+            return {k: v for k, v in section.items() if k != SIMULATOR}
+        if isinstance(section, list):
+            return [common(entry) for entry in section]
+        return section
+
+    shared = {k: common(v) if k in ("factors", "configurations") else v for k, v in raw.items()}
+    named = {
+        (section, name)
+        for section in ("factors", "fixed")
+        for name in (shared.get(section) if isinstance(shared.get(section), dict) else {})
+    }
+    named |= {
+        ("configurations", name)
+        for entry in (
+            shared.get("configurations") if isinstance(shared.get("configurations"), list) else []
+        )
+        if isinstance(entry, dict)
+        for name in entry
+    }
+    differing = {name: section for section, name in sorted(named) if name in crossed.differences}
+    if differing:  # one line each: the rest would repeat it per program
+        allowed = (
+            "allowed: programs that agree on the type, unit and choices of the design's parameters"
+        )
+        return [
+            (f"{section}.{name}", f"{crossed.differences[name]}; {allowed}")
+            for name, section in differing.items()
+        ]
+    problems = []
+    for member in crossed.members.values():
+        problems += check_parameters(shared, member.description)
+    simulators = raw.get("simulators") if isinstance(raw.get("simulators"), dict) else {}
+    design_parameters = {name for _, name in named}
+    for level, member in crossed.members.items():
+        spec = simulators.get(level)
+        fixed = spec.get("fixed") if isinstance(spec, dict) else None
+        if not isinstance(fixed, dict):
+            continue
+        written_numbers({"fixed": fixed}, member.description)
+        where = f"simulators.{level}."
+        for name in fixed:
+            if name in design_parameters or name == SIMULATOR:
+                problems.append((f"{where}fixed.{clip(str(name))}", f"'{name}' is also a "
+                                 "parameter of the design; allowed: a parameter in one of both"))  # fmt: skip
+        problems += [(where + field, message)
+                     for field, message in check_parameters({"fixed": fixed}, member.description)]  # fmt: skip
+    return list(dict.fromkeys(problems))
+
+
 def check_analysis(design: Design) -> list[tuple[str, str]]:
     """Problems of the ``analysis`` section: names of the design's factors and of numeric
     summary fields."""
     settings, describe = design.analysis, design.describe
     factors = ", ".join(design.factors)
+    # a steady-state response is analysed like a numeric summary field
     numeric = [f.name for f in describe.summary if f.type in ("int", "float")]
+    numeric += [s.response for s in settings.steady]
     problems = []
+    for i, steady in enumerate(settings.steady):
+        problems += _check_steady(f"analysis.steady[{i}]", steady, design, settings.steady[:i])
     for response in settings.responses or ():
         if response not in numeric:
             problems.append(
@@ -239,4 +308,36 @@ def _check_trace(where: str, trace: TraceSettings, design: Design) -> list[tuple
                     f"table {trace.table}; allowed: {', '.join(allowed)}",
                 )
             )
+    return problems
+
+
+def _check_steady(
+    where: str, steady: SteadySettings, design: Design, before: list[SteadySettings]
+) -> list[tuple[str, str]]:
+    """Problems of one steady-state response: a new name (not a summary field, a factor, a
+    column of the runs or an earlier steady response), a table of the program, numeric
+    columns of it, and ``length`` a numeric parameter."""
+    describe = design.describe
+    taken = {f.name for f in describe.summary} | set(design.factors) | {s.response for s in before}
+    taken |= {"config_id", "replication"}
+    problems = []
+    if steady.response in taken:
+        problems.append((f"{where}.response", f"{quoted(steady.response)} is already a summary "
+                         "field, a factor or a steady response; allowed: a new name"))  # fmt: skip
+    if steady.table not in describe.tables:
+        allowed = ", ".join(describe.tables) or "(none)"
+        return [*problems, (f"{where}.table", f"{quoted(steady.table)} is not a table of "
+                            f"{describe.name}; allowed: {allowed}")]  # fmt: skip
+    columns = {c.name: c.type for c in describe.tables[steady.table]}
+    numeric = [name for name, kind in columns.items() if kind in ("int", "float")]
+    for field in ("x", "y", "per"):
+        name = getattr(steady, field)
+        if name is not None and name not in numeric:
+            problems.append((f"{where}.{field}", f"{quoted(name)} is not a numeric column of "
+                             f"table {steady.table}; allowed: {', '.join(numeric)}"))  # fmt: skip
+    if steady.length is not None:
+        lengths = [p.name for p in describe.parameters if p.type in ("int", "float")]
+        if steady.length not in lengths:
+            problems.append((f"{where}.length", f"{quoted(steady.length)} is not a numeric "
+                             f"parameter of {describe.name}; allowed: {', '.join(lengths)}"))  # fmt: skip
     return problems

@@ -11,12 +11,18 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from satsweep.design.checks import check_analysis, check_parameters, written_numbers
+from satsweep.design.checks import (
+    check_analysis,
+    check_crossed,
+    check_parameters,
+    written_numbers,
+)
 from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG
 from satsweep.design.schema import AnalysisSettings, Design, DesignError, clip, quoted
 from satsweep.engine import Program, ProgramError
 from satsweep.engine.adapters import adapter as find_adapter
 from satsweep.engine.adapters import option_owners
+from satsweep.engine.crossed import Crossed
 from satsweep.theory import allowed as allowed_theories
 
 __all__ = [
@@ -192,6 +198,8 @@ _FIELD_HELP = {
     "program": "a program built by this project (e.g. satnet), a path to an executable "
     "honouring the engine contract, relative to the sweep file, or an engine's adapter "
     '(with its own keys; docs/engine-contract.md, "Engines as plug-ins")',
+    "simulators": "instead of program, a mapping of two or more simulator names -> {program, "
+    "its adapter's keys, fixed}: the levels of the factor simulator (docs/designs.md)",
     "factors": "a mapping of parameter -> list of levels (strings, numbers or true/false)",
     "configurations": "a list of mappings parameter -> value, each setting the same "
     "parameters (instead of factors)",
@@ -251,8 +259,18 @@ _FRACTION_HELP = {
 }
 
 
+#: The keys of a simulator of a crossed design, and what each takes.
+_SIMULATOR_HELP = {
+    "program": _FIELD_HELP["program"],
+    "fixed": "a mapping of parameter -> one value, the parameters only this program takes",
+    "(its adapter's keys)": "with an adapter's program, as in a design of it (e.g. ini, config)",
+}
+
+
 def _field_help(loc: list[str]) -> tuple[dict[str, str], str]:
     """The help of the mapping that holds the field at ``loc``, and the field's key in it."""
+    if len(loc) >= 3 and loc[0] == "simulators":
+        return _SIMULATOR_HELP, loc[2]
     if len(loc) >= 2 and loc[0] == "fraction":
         return _FRACTION_HELP, loc[1]
     if len(loc) >= 2 and loc[0] == "replications":
@@ -310,6 +328,32 @@ def first_problem(e: ValidationError) -> str:
     return f"{field}: {message}"
 
 
+def _found(
+    raw: dict[str, Any], base: Path, where: str, problems: list[tuple[str, str]]
+) -> Program | None:
+    """The program ``raw`` (a design, or ``where``: one of its simulators) names, None with
+    the problems added: its adapter's keys given to another program, a program not found."""
+    adapter = find_adapter(raw["program"])
+    own = adapter.options.model_fields if adapter is not None else {}
+    fields = Design.model_fields if not where else ("program", "fixed")
+    if strange := [k for k in raw if k not in fields and k not in own]:
+        owners = option_owners()  # another engine's key: say whose it is
+        problems += [
+            (f"{where}{k}", f"for program: {' or '.join(owners[k])} only")
+            for k in strange
+            if k in owners
+        ]
+    try:
+        return Program.find(raw["program"], base, raw)
+    except ProgramError as e:
+        problems.append((f"{where}{e.field}", str(e)))
+    except OSError as e:
+        problems.append(
+            (f"{where}program", f"cannot read {quoted(raw['program'])}: {e.strerror or e}")
+        )
+    return None
+
+
 def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
     """Reads and validates a sweep file; raises DesignError naming file, field and what is allowed.
 
@@ -348,22 +392,25 @@ def load_design(path: str | Path, max_runs: int | None = MAX_RUNS) -> Design:
         problems.append(
             ("replications_of", f"not a field of a design; allowed: {_FIELD_HELP['replications']}")
         )
-    program = None
+    program: Program | None = None
+    simulators = raw.get("simulators")
     if isinstance(raw.get("program"), str) and raw["program"]:
-        adapter = find_adapter(raw["program"])
-        own = adapter.options.model_fields if adapter is not None else {}
-        if strange := [k for k in raw if k not in Design.model_fields and k not in own]:
-            owners = option_owners()  # another engine's key: say whose it is
-            problems += [
-                (k, f"for program: {' or '.join(owners[k])} only") for k in strange if k in owners
-            ]
-        try:
-            program = Program.find(raw["program"], path.absolute().parent, raw)
-        except ProgramError as e:
-            problems.append((e.field, str(e)))
-        except OSError as e:
-            problems.append(("program", f"cannot read {quoted(raw['program'])}: {e.strerror or e}"))
-    if program is not None:
+        program = _found(raw, path.absolute().parent, "", problems)
+    elif isinstance(simulators, dict) and simulators and "program" not in raw:
+        members = {
+            level: _found(spec, path.absolute().parent, f"simulators.{level}.", problems)
+            for level, spec in simulators.items()
+            if isinstance(spec, dict) and isinstance(spec.get("program"), str) and spec["program"]
+        }
+        if len(members) == len(simulators) and all(members.values()):
+            try:
+                program = Crossed.of(members)  # type: ignore[arg-type]
+            except ProgramError as e:
+                problems.append((e.field, str(e)))
+    if isinstance(program, Crossed):
+        written_numbers(raw, program.description)
+        problems += check_crossed(raw, program)
+    elif program is not None:
         written_numbers(raw, program.description)
         problems += check_parameters(raw, program.description)
     design = None

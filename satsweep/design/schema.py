@@ -46,6 +46,13 @@ Instead of the full factorial a design may run (docs/designs.md):
 
 A configuration's ``config_id`` is the hash of its effective parameters whichever way it comes.
 
+Instead of ``program`` a design may cross several programs that take its parameters,
+``simulators: {ns3: {program: satnet, fixed: {tcpModel: ns2}}, omnetpp: {program: omnetpp,
+ini: ..., config: ...}}`` (docs/designs.md): their names are the levels of the factor
+``simulator`` (:data:`~satsweep.engine.crossed.SIMULATOR`, first unless ``factors`` names it),
+each with its program's adapter keys and ``fixed``, the parameters only it takes; each run is
+made by its simulator's program (:class:`~satsweep.engine.crossed.Crossed`).
+
 :func:`~satsweep.design.load_design` validates a file against the schema and the program's
 ``--describe`` (errors name the file, the field and what is allowed) and :meth:`Design.runs`
 expands it into its configurations x r, each run with its ``config_id`` and random stream (see
@@ -79,6 +86,7 @@ from satsweep.design.expansion import MAX_REPLICATIONS, MAX_RNG, Configuration, 
 from satsweep.design.fraction import Fraction, FractionError, choose_generators
 from satsweep.engine import Description, Program, flags, value_text
 from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.crossed import SIMULATOR
 from satsweep.engine.description import STUDY_PATTERN
 from satsweep.theory import theory_file
 
@@ -90,7 +98,9 @@ __all__ = [
     "FractionSettings",
     "Precision",
     "Resources",
+    "SimulatorSettings",
     "Target",
+    "SteadySettings",
     "TraceSettings",
     "clip",
     "quoted",
@@ -144,6 +154,33 @@ class TraceSettings(BaseModel):
     series: str | None = None
     title: str = ""
     replications: Literal["first", "mean"] = "first"
+
+
+class SteadySettings(BaseModel):
+    """A steady-state response (docs/steady-state.md): per run, the time average of ``y`` of
+    one of the program's tables over its rows from the warm-up on (``x`` at least the warm-up;
+    rows sharing an ``x``, e.g. one per connection, add up first), or with ``per`` the ratio
+    sum(y) / sum(per) over those rows. ``warmup``: ``auto`` (each configuration's MSER-5
+    truncation point on its replications' mean series) or a number of ``x``'s unit, the same
+    for every configuration. ``length``: the parameter that sets a run's length in ``x``'s unit
+    (e.g. simTime), which a precision campaign may then grow instead of the replications."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    response: str
+    table: str
+    x: str = "time"
+    y: str
+    per: str | None = None
+    warmup: Literal["auto"] | float = "auto"
+    length: str | None = None
+
+    @field_validator("warmup", mode="before")
+    @classmethod
+    def _warmup(cls, value: Any) -> Any:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if value != "auto" and not (number and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{quoted(value)} is not allowed; allowed: auto, or a number >= 0")
+        return value
 
 
 class Target(BaseModel):
@@ -261,6 +298,44 @@ class AnalysisSettings(BaseModel):
     by: str | None = None
     theory: str | None = None
     traces: list[TraceSettings] = Field(default_factory=list)
+    steady: list[SteadySettings] = Field(default_factory=list)
+
+
+def _adapter_keys(data: Any) -> Any:
+    """A design's (or a simulator's) keys of its adapter (``program:``) as its options, which
+    the adapter checks: ``adapter_options``."""
+    if isinstance(data, dict) and "adapter_options" in data:
+        raise ValueError("adapter_options: not a field of a design")
+    adapter = find_adapter(data.get("program")) if isinstance(data, dict) else None
+    if adapter is None:
+        return data
+    keys = adapter.options.model_fields
+    given = {k: v for k, v in data.items() if k in keys}
+    return {k: v for k, v in data.items() if k not in keys} | {"adapter_options": given}
+
+
+class SimulatorSettings(BaseModel):
+    """One level of a crossed design's factor ``simulator``: its program (as a design's
+    ``program:``, with its adapter's keys) and the parameters only this program takes, fixed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    program: str = Field(min_length=1)
+    adapter_options: dict[str, Any] = Field(default_factory=dict)
+    fixed: dict[str, Level] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _adapter_keys(cls, data: Any) -> Any:
+        return _adapter_keys(data)
+
+    def resolved(self) -> dict[str, Any]:
+        """As design.json records it: the program, its adapter's options as keys of their own
+        (:meth:`Adapter.recorded`), the fixed parameters when there are."""
+        said: dict[str, Any] = {"program": self.program}
+        adapter = find_adapter(self.program)
+        if adapter is not None:
+            said |= adapter.recorded(adapter.options.model_validate(self.adapter_options))
+        return said | ({"fixed": self.fixed} if self.fixed else {})
 
 
 class Design(BaseModel):
@@ -270,7 +345,10 @@ class Design(BaseModel):
 
     study: str = Field(pattern=STUDY_PATTERN, max_length=100)
     description: str = ""
-    program: str = Field(min_length=1)
+    # None: the design crosses the programs of `simulators`
+    program: str | None = Field(min_length=1)
+    # the levels of the factor `simulator` (SIMULATOR), each with its program: a crossed design
+    simulators: dict[str, SimulatorSettings] | None = Field(default=None, min_length=2)
     # an adapter's design keys (satsweep.engine.adapters), as the file gives them: the
     # adapter validates them; design.json records them as keys of their own
     adapter_options: dict[str, Any] = Field(default_factory=dict)
@@ -303,14 +381,24 @@ class Design(BaseModel):
     @classmethod
     def _adapter_keys(cls, data: Any) -> Any:
         """The keys of the design's adapter (``program:``) are its options, which it checks."""
-        if isinstance(data, dict) and "adapter_options" in data:
-            raise ValueError("adapter_options: not a field of a design")
-        adapter = find_adapter(data.get("program")) if isinstance(data, dict) else None
-        if adapter is None:
-            return data
-        keys = adapter.options.model_fields
-        given = {k: v for k, v in data.items() if k in keys}
-        return {k: v for k, v in data.items() if k not in keys} | {"adapter_options": given}
+        return _adapter_keys(data)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _simulator_factor(cls, data: Any) -> Any:
+        """``simulators:`` makes the factor ``simulator``, its levels the simulators', first
+        (varying slowest) unless ``factors`` or the configurations name it themselves."""
+        if not isinstance(data, dict) or data.get("simulators") is None:
+            return data  # a program's design (without one, `program` is missing)
+        if data.get("program") is not None:
+            raise ValueError("give program or simulators (a crossed design), not both")
+        simulators, factors = data["simulators"], data.get("factors")
+        data = {**data, "program": None}
+        listed = data.get("configurations") is not None  # its entries set the simulator
+        if isinstance(simulators, dict) and isinstance(factors, dict) and SIMULATOR not in factors:
+            if not listed:
+                return {**data, "factors": {SIMULATOR: list(simulators), **factors}}
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -398,6 +486,29 @@ class Design(BaseModel):
         return exclude
 
     @model_validator(mode="after")
+    def _simulator_levels(self) -> Design:
+        """A crossed design's factor ``simulator`` takes only its simulators' names."""
+        if self.simulators is None:
+            return self
+        if SIMULATOR not in self.factors:  # a list's entries leave it out
+            raise ValueError(
+                f"configurations: every entry sets {SIMULATOR}; allowed: "
+                + ", ".join(self.simulators)
+            )
+        if SIMULATOR in self.fixed:
+            raise ValueError(
+                f"fixed.{SIMULATOR}: the factor of simulators; allowed: levels of factors."
+                f"{SIMULATOR}, or a design of one program"
+            )
+        for level in self.factors.get(SIMULATOR, []):
+            if value_text(level) not in self.simulators:
+                raise ValueError(
+                    f"factors.{SIMULATOR}: {quoted(level)} is not a simulator; allowed: "
+                    + ", ".join(self.simulators)
+                )
+        return self
+
+    @model_validator(mode="after")
     def _something_left(self) -> Design:
         if self.exclude and self.n_configurations == 0:
             raise ValueError(
@@ -452,7 +563,8 @@ class Design(BaseModel):
 
     @property
     def executable(self) -> Program:
-        """The program the design names (resolved by :func:`load_design`)."""
+        """The program the design names, or the crossing of its simulators' programs
+        (:class:`~satsweep.engine.crossed.Crossed`), resolved by :func:`load_design`."""
         if self._executable is None:
             raise RuntimeError("a Design's program is resolved by load_design")
         return self._executable
@@ -519,6 +631,14 @@ class Design(BaseModel):
             for point in self._kept(names):
                 yield {n: values[j][i] for j, (n, i) in enumerate(zip(names, point, strict=True))}
 
+    def _params(self, levels: dict[str, Any]) -> dict[str, Any]:
+        """A configuration's parameters: its levels, the fixed parameters and, crossed, its
+        simulator's own fixed parameters."""
+        if self.simulators is None:
+            return {**levels, **self.fixed}
+        own = self.simulators[value_text(levels[SIMULATOR])].fixed
+        return {**levels, **self.fixed, **own}
+
     def iter_configurations(self) -> Iterator[Configuration]:
         """The configurations (the full factorial, first factor varying slowest, in the order
         of the file; the fraction's rows; or the list), one at a time (only their ids are kept
@@ -526,11 +646,11 @@ class Design(BaseModel):
         ids = self._ids
         if ids is not None:
             for index, levels in enumerate(self._level_maps()):
-                yield Configuration(index, f"{ids[index]:012x}", {**levels, **self.fixed})
+                yield Configuration(index, f"{ids[index]:012x}", self._params(levels))
             return
         found = array("Q")
         for index, levels in enumerate(self._level_maps()):
-            params = {**levels, **self.fixed}
+            params = self._params(levels)
             cid = config_id(params)
             found.append(int(cid, 16))
             yield Configuration(index, cid, params)
@@ -563,7 +683,7 @@ class Design(BaseModel):
         return [
             Configuration(index, config_id(params), params)
             for index, levels in picked.items()
-            for params in [{**levels, **self.fixed}]
+            for params in [self._params(levels)]
         ]
 
     def configuration(self, cid: str) -> Configuration:
@@ -610,16 +730,20 @@ class Design(BaseModel):
         With ``streams: 2`` distinct configurations have distinct streams by construction, so
         only config_ids are compared (memory grows with the configurations); with
         ``streams: 1`` every run number is."""
-        stream = self._executable.stream if self._executable is not None else None
-        if stream is not None:  # the program's own streams are fewer: each run's is checked
-            taken: dict[int, Run] = {}
+        programs = self._executable.programs() if self._executable is not None else []
+        if any(p.stream is not None for p in programs):
+            # a program's own streams are fewer: each run's is checked, per program
+            taken: dict[tuple[int, int], Run] = {}
             for run in self.runs():
-                other = taken.setdefault(stream(run.run), run)
+                program = self.executable.program_for(run.params)
+                if program.stream is None:
+                    continue
+                other = taken.setdefault((id(program), program.stream(run.run)), run)
                 if other is not run:
                     return (
                         f"runs {other.config_id}/r{other.replication} and {run.config_id}/r"
                         f"{run.replication} would get the same random stream of "
-                        f"{self.executable.name} (run numbers {other.run} and {run.run}); "
+                        f"{program.name} (run numbers {other.run} and {run.run}); "
                         "allowed: another base_seed"
                     )
             return None
@@ -649,8 +773,10 @@ class Design(BaseModel):
         return None
 
     def parameters(self) -> list[str]:
-        """The design's parameters: its factors, then its fixed parameters."""
-        return [*self.factors, *self.fixed]
+        """The design's parameters: its factors, then its fixed parameters, then (crossed) its
+        simulators' own fixed parameters."""
+        own = [name for s in (self.simulators or {}).values() for name in s.fixed]
+        return list(dict.fromkeys([*self.factors, *self.fixed, *own]))
 
     def resolved(self) -> dict[str, Any]:
         """The design as the store records it: every field, defaults filled in (the program as
@@ -664,6 +790,8 @@ class Design(BaseModel):
             "factors": self.listed is not None,
             "fraction": True,
             "exclude": not self.exclude,
+            "program": self.program is None,
+            "simulators": True,
         }
         resolved = self.model_dump(
             mode="json",
@@ -676,6 +804,8 @@ class Design(BaseModel):
                 "resolution": self.fractional.resolution,
                 "defining_relation": self.fractional.defining_text(),
             }
+        if self.simulators is not None:
+            resolved["simulators"] = {k: s.resolved() for k, s in self.simulators.items()}
         adapter = find_adapter(self.program)
         if adapter is not None:
             resolved |= adapter.recorded(adapter.options.model_validate(self.adapter_options))

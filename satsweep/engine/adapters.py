@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from satsweep.engine.description import validation_message
+from satsweep.engine.description import Description, validation_message
 
 if TYPE_CHECKING:
     from satsweep.engine.program import Program
@@ -108,6 +108,12 @@ class Adapter(ABC):
         """The environment the build steps of an unpacked archive (:meth:`archived`) run with;
         None: this process's. Raises ProgramError when the engine is missing here."""
         return None
+
+    def default_traces(self, describe: Description) -> list[dict[str, Any]]:
+        """The report's traces (``analysis.traces`` entries) of a design of this engine that
+        names none, for the program ``describe`` describes: none unless an engine's tables
+        have a figure that fits them all."""
+        return []
 
     def help(self) -> dict[str, str]:
         """Each option's help, for the design's messages."""

@@ -13,7 +13,8 @@ contract: ``--describe`` prints the declaration's parameters and summary; a run 
 ``--run`` to the states of OMNeT++'s generators (``--seeds``, :data:`SEEDS`),
 runs Cmdenv headless in a scratch folder outside every NED folder (its result files never pile
 up where OMNeT++'s NED loader scans), reads the run's scalars, statistics and declared vectors
-with ``opp_scavetool`` and writes the contract's JSON. The scratch folder is removed: only the result is kept.
+with ``opp_scavetool`` and writes the contract's JSON. The scratch folder is removed: only the result is
+kept, with the files the model wrote that the declaration's ``keep`` names (table ``kept``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -74,6 +75,8 @@ __all__ = [
     "OmnetppAdapter",
     "OmnetppStudy",
     "main",
+    "Recorded",
+    "recorded_results",
     "trial",
     "engine_versions",
     "inet_version",
@@ -249,6 +252,21 @@ class OmnetppTable(BaseModel):
         ]
 
 
+#: The table of the files a run keeps (a declaration's ``keep``): a row per file.
+KEPT_TABLE = "kept"
+KEPT_COLUMNS = [
+    Column(name="path", type="string", help="the file's path in the run's working folder"),
+    Column(name="size", type="int", unit="bytes", help="the file's size"),
+    Column(name="sha256", type="string", help="the sha256 of the file's bytes"),
+    Column(name="content", type="string", help="the file's bytes, base64 (RFC 4648)"),
+]
+#: The most bytes, all its kept files together, a run keeps (they travel base64 through the
+#: run's JSON result into the store: 16 MiB take ~22 MB there).
+MAX_KEPT_BYTES = 16 << 20
+#: The most files a run keeps.
+MAX_KEPT_FILES = 1000
+
+
 class Declaration(BaseModel):
     """The declaration file ``satsweep.yaml`` of an OMNeT++ study (docs/omnetpp.md)."""
 
@@ -266,9 +284,24 @@ class Declaration(BaseModel):
     #: whole seconds of simulated time: each run records, besides OMNeT++'s fingerprint of the
     #: whole run, one of its events before each (docs/omnetpp.md, "Fingerprints")
     fingerprint_at: list[int] = []
+    #: files the model writes, as globs relative to a run's working folder, kept with the run
+    #: as the rows of table ``kept`` (:func:`kept_rows`; docs/omnetpp.md, "Files a model writes")
+    keep: list[str] = []
 
     @model_validator(mode="after")
     def _contract(self) -> Declaration:
+        for pattern in self.keep:
+            parts = Path(pattern).parts
+            if not pattern or Path(pattern).is_absolute() or ".." in parts:
+                raise ValueError(
+                    f"keep: {shown(pattern)}: allowed: a glob relative to the run's working "
+                    'folder, without "..", e.g. "results/*.pcap"'
+                )
+        if self.keep and KEPT_TABLE in self.tables:
+            raise ValueError(
+                f"table '{KEPT_TABLE}' holds the files of keep:; allowed: another name for the "
+                "declared table"
+            )
         self.description()  # the contract's own rules (names, reserved words, twice declared)
         times = self.fingerprint_at
         if any(t <= 0 for t in times) or any(a >= b for a, b in zip(times, times[1:])):
@@ -298,7 +331,10 @@ class Declaration(BaseModel):
                 *first,
                 *(Column(**f.model_dump(include=set(Column.model_fields))) for f in self.summary),
             ],
-            tables={name: table.columns() for name, table in self.tables.items()},
+            tables={
+                **{name: table.columns() for name, table in self.tables.items()},
+                **({KEPT_TABLE: KEPT_COLUMNS} if self.keep else {}),
+            },
             cost=self.cost,
         )
 
@@ -599,6 +635,36 @@ class WorkingFolder:
             (work / f"{NED_LINK}{i}").symlink_to(real)
             names.append(f"{NED_LINK}{i}")
         self.path = work
+        self.ned_path = os.pathsep.join(names)
+
+
+class PrintedFolder:
+    """The shell commands that make, in the current folder (a new one), what
+    :class:`WorkingFolder` makes for a run, for a command printed to run from any folder
+    (``--print-command``): :attr:`setup`, with the NED path (:attr:`ned_path`: the other NED
+    folders by their absolute paths, :func:`ned_path`) and the ini (:attr:`ini`) to give
+    opp_run there."""
+
+    def __init__(self, base: Path, folders: Sequence[Path], ini: Path) -> None:
+        skipped = " ".join(f"! -name {shlex.quote(n)}" for n in sorted(NOT_MIRRORED))
+        steps = [
+            f"find {shlex.quote(str(base))} -mindepth 1 -maxdepth 1 {skipped} "
+            f"! -name {shlex.quote(NED_LINK + '*')} -exec ln -s {{}} . \\;",
+            "mkdir results",
+        ]
+        self.ini = str(ini)
+        package = declared_package(base)
+        rooted = bool(package) and not (base / "package.ned").exists()
+        if rooted:
+            steps.append(f"printf 'package %s;\\n' {shlex.quote(str(package))} > package.ned")
+            self.ini = ini.name
+        names = []
+        for folder in folders:
+            if rooted and os.path.realpath(base / folder) == os.path.realpath(base):
+                names.append(".")
+            else:
+                names.append(ned_path([folder], base))
+        self.setup = " && ".join(steps)
         self.ned_path = os.pathsep.join(names)
 
 
@@ -1114,6 +1180,15 @@ class OmnetppAdapter(Adapter):
         kept = [p for p in dict.fromkeys(files) if p.is_file()]
         return ProgramFiles(study.ini, tuple(kept), tuple(builds), tuple(notes))
 
+    def default_traces(self, describe: Description) -> list[dict[str, Any]]:
+        """A trace of each declared vector table (not :data:`KEPT_TABLE`): its values over
+        simulated time, a line per recording module, each configuration's first run."""
+        return [
+            {"table": name, "x": "time", "y": ["value"], "series": "module"}
+            for name in describe.tables
+            if name != KEPT_TABLE
+        ]
+
     def versions(self) -> dict[str, str]:
         """OMNeT++'s and INET's versions (:func:`omnetpp_version`, :func:`inet_version`) and
         the first line of the ``--version`` of the compiler OMNeT++'s Makefile.inc names."""
@@ -1220,11 +1295,13 @@ def command_line(
     run_number: int,
     result_dir: str,
     seeds: str = SEEDS[0],
-    work: Path | None = None,
+    work: Path | PrintedFolder | None = None,
+    ini_run: int = 0,
 ) -> list[str]:
     """The opp_run command of one run, run in ``work``, which it makes the run's
-    :class:`WorkingFolder` (None: from anywhere, every path absolute): the study's
-    configuration with the given parameters (declared defaults for the rest), its random
+    :class:`WorkingFolder` (a :class:`PrintedFolder`: the folder its shell commands make;
+    None: from anywhere, every path absolute): the study's configuration, its run ``ini_run``
+    (``-r``), with the given parameters (declared defaults for the rest), its random
     streams made from ``run_number`` as ``seeds`` says (:data:`SEEDS`), results in
     ``result_dir``."""
     omnetpp, inet = installation()
@@ -1246,12 +1323,14 @@ def command_line(
     folders = study.ned_folders(inet)
     if work is None:
         ned, ini = ned_path(folders, study.base), study.ini
+    elif isinstance(work, PrintedFolder):
+        ned, ini = work.ned_path, work.ini
     else:
         folder = WorkingFolder(study.base, work, folders, study.ini)
         ned, ini = folder.ned_path, folder.ini
     return [
         str(omnetpp / "bin" / "opp_run"),
-        *("-u", "Cmdenv", "-c", study.config, "-r", "0"),
+        *("-u", "Cmdenv", "-c", study.config, "-r", str(ini_run)),
         "-n",
         ned,
         *(f"-l{lib}" for lib in study.libraries(inet)),
@@ -1266,6 +1345,80 @@ def command_line(
         *options,
         str(ini),  # absolute: includes and xmldoc() resolve from its own folder
     ]
+
+
+def printed_command(
+    study: OmnetppStudy, given: Mapping[str, object], run_number: int, seeds: str
+) -> str:
+    """The shell command of a run (``--print-command``), to run from any folder: in a new
+    temporary folder, made as a run's working folder (:class:`PrintedFolder`), where its
+    results land; ``-r`` the ini's own run of the configuration with these parameters and the
+    run's replication (:func:`ini_run`), else 0 and a comment line before it saying why."""
+    omnetpp, inet = installation()
+    folder = PrintedFolder(study.base, study.ned_folders(inet), study.ini)
+    # a design's run number holds its replication k in its 15 low bits (rng_run, streams 2)
+    replication = run_number & 0x7FFF
+    own = ini_run(study, given, replication, omnetpp)
+    command = command_line(
+        study, given, run_number, "results", seeds, folder, 0 if own is None else own
+    )
+    said = (
+        ""
+        if own is not None
+        else f"# no run of [Config {study.config}] in {study.ini.name} has these values and "
+        f"repetition {replication - 1}: -r 0\n"
+    )
+    return f'{said}cd "$(mktemp -d)" && {folder.setup} && {shlex.join(command)}'
+
+
+#: A number in an ini value as ``opp_run -q rundetails`` prints it, to compare by value.
+_VALUE_NUMBER = re.compile(r"(?<![\w.])[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _same_value(text: str) -> str:
+    """An ini value with its numbers as floats and without blanks: ``1e-06`` and ``1e-6``
+    alike, as ``0.01 * 0.1`` and ``0.01*0.1``."""
+    return "".join(_VALUE_NUMBER.sub(lambda m: repr(float(m.group())), text).split())
+
+
+def ini_run(
+    study: OmnetppStudy, given: Mapping[str, object], replication: int, omnetpp: Path
+) -> int | None:
+    """The ini's own run number of the study's configuration whose repetition is
+    ``replication`` - 1 and whose assignments of each declared parameter's key (where its runs
+    assign it) are the values given (the declared defaults for the rest), as ``opp_run -s -q
+    rundetails`` lists them; None when no run is, or opp_run cannot list them."""
+    values = {p.name: given.get(p.name, p.default) for p in study.declaration.parameters}
+    wanted = {
+        p.pattern: _same_value(option_value(p, values[p.name]))
+        for p in study.declaration.parameters
+        if values[p.name] is not None
+    }
+    with tempfile.TemporaryDirectory(prefix="satsweep-runs-") as scratch:  # writes nothing
+        try:
+            proc = subprocess.run(
+                [str(omnetpp / "bin" / "opp_run"), "-s", "-c", study.config, "-q", "rundetails",
+                 str(study.ini)],
+                cwd=scratch, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return None
+    if proc.returncode != 0:
+        return None
+    runs: list[tuple[int, int, dict[str, str]]] = []
+    for line in proc.stdout.splitlines():
+        if header := re.match(r"Run (\d+):", line):
+            repetition = re.search(r"\$repetition=(\d+)", line)
+            runs.append((int(header.group(1)), int(repetition.group(1)) if repetition else 0, {}))
+        elif line.startswith("\t") and runs:
+            key, _, value = line.strip().partition(" = ")
+            runs[-1][2].setdefault(key, _same_value(value))
+    for number, repetition, assigned in runs:
+        if repetition == replication - 1 and all(
+            assigned[key] == value for key, value in wanted.items() if key in assigned
+        ):
+            return number
+    return None
 
 
 def fingerprint_options(study: OmnetppStudy) -> list[str]:
@@ -1387,6 +1540,8 @@ def run(
                 vectors = read_vectors(vec, scavetool, names)
                 for name, table in declaration.tables.items():
                     result[name] = table_rows(name, table, vectors)
+            if declaration.keep:
+                result[KEPT_TABLE] = kept_rows(work, declaration.keep)
         except OmnetppError as e:
             sys.stderr.write(f"{e}\n")
             return 1
@@ -1394,12 +1549,136 @@ def run(
     return 0
 
 
+def kept_rows(work: Path, patterns: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of table ``kept`` (:data:`KEPT_COLUMNS`) of the files a run wrote in its
+    working folder ``work`` that the ``keep`` globs match, in path order: files the run made,
+    not the model's own files the folder links to (a path through a link is skipped).
+    OmnetppError, one line, when a glob matches no such file, or past :data:`MAX_KEPT_FILES`
+    files or :data:`MAX_KEPT_BYTES` bytes."""
+    import base64
+
+    real = os.path.realpath(work)
+    found: dict[str, Path] = {}
+    for pattern in patterns:
+        matched = [
+            p
+            for p in work.glob(pattern)
+            if os.path.realpath(p) == os.path.join(real, p.relative_to(work)) and p.is_file()
+        ]
+        if not matched:
+            raise OmnetppError(
+                f"keep: {shown(pattern)} matched no file the run wrote in its working folder; "
+                "allowed: globs of files the model writes (e.g. results/*.pcap)"
+            )
+        found.update((p.relative_to(work).as_posix(), p) for p in matched)
+    if len(found) > MAX_KEPT_FILES:
+        raise OmnetppError(
+            f"keep: the run wrote {len(found)} files to keep; allowed: at most {MAX_KEPT_FILES}"
+        )
+    size = sum(p.stat().st_size for p in found.values())
+    if size > MAX_KEPT_BYTES:
+        raise OmnetppError(
+            f"keep: the run's files to keep have {size} bytes; allowed: at most "
+            f"{MAX_KEPT_BYTES} bytes ({MAX_KEPT_BYTES >> 20} MiB) a run"
+        )
+    rows = []
+    for name in sorted(found):
+        data = found[name].read_bytes()
+        rows.append(
+            {
+                "path": name,
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "content": base64.b64encode(data).decode("ascii"),
+            }
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A result a run recorded, as its result files declare it: ``kind`` (``scalar``,
+    ``statistic``, ``histogram`` (a statistic with bins) or ``vector``), the recording module's
+    path, the result's name, its ``attr unit`` (None without), for a scalar its value, for a
+    statistic its count (None for a vector), and its ``attr recordingmode``."""
+
+    kind: str
+    module: str
+    name: str
+    unit: str | None = None
+    value: float | None = None
+    #: its ``attr recordingmode`` (``sum(packetBytes)``), None without
+    mode: str | None = None
+
+
+#: The most lines of a trial run's result files :func:`recorded_results` reads (a 1 s trial
+#: of INET's examples writes a few thousand; a vector's samples are skipped unparsed).
+MAX_RESULT_LINES = 10_000_000
+
+
+def recorded_results(lines: Iterator[str]) -> list[Recorded]:
+    """The results an OMNeT++ result file (``.sca`` or ``.vec``, format version 3) declares:
+    each ``scalar``, ``statistic`` and ``vector`` line with the ``attr unit``, ``attr
+    recordingmode`` and ``field count`` lines after it (a ``bin`` line makes a statistic a histogram). Other lines (the
+    run's attributes, ``par``, a vector's samples) are skipped. OmnetppError past
+    :data:`MAX_RESULT_LINES`."""
+    found: list[Recorded] = []
+    current: Recorded | None = None  # the item the attr/field/bin lines after it belong to
+
+    def close() -> None:
+        if current is not None:
+            found.append(current)
+
+    for number, line in enumerate(lines):
+        if number >= MAX_RESULT_LINES:
+            raise OmnetppError(
+                f"the trial run's results have more than {MAX_RESULT_LINES} lines; allowed: a "
+                "shorter --trial-time"
+            )
+        head = line.split(" ", 1)[0]
+        if head not in ("scalar", "statistic", "vector", "attr", "field", "bin", "run", "par"):
+            continue  # a vector's sample, version, itervar, config: nothing to note
+        if head == "bin":
+            if current is not None and current.kind == "statistic":
+                current = replace(current, kind="histogram")
+            continue
+        try:
+            words = shlex.split(line)
+        except ValueError:  # an unbalanced quote: not a line OMNeT++ writes
+            continue
+        if head == "attr" and current is not None and len(words) >= 3 and words[1] == "unit":
+            current = replace(current, unit=words[2])
+        elif head == "attr" and current is not None and words[1:2] == ["recordingmode"]:
+            current = replace(current, mode=words[2] if len(words) >= 3 else None)
+        elif head == "field" and current is not None and len(words) >= 3 and words[1] == "count":
+            current = replace(current, value=_number(words[2]))
+        elif head in ("scalar", "statistic", "vector", "run", "par"):
+            close()
+            current = None
+            if head == "scalar" and len(words) >= 4:
+                current = Recorded("scalar", words[1], words[2], value=_number(words[3]))
+            elif head == "statistic" and len(words) >= 3:
+                current = Recorded("statistic", words[1], words[2])
+            elif head == "vector" and len(words) >= 4:  # vector <id> <module> <name> [ETV]
+                current = Recorded("vector", words[2], words[3])
+    close()
+    return found
+
+
+def _number(text: str) -> float:
+    """A number of a result file (``nan``, ``inf`` and ``-inf`` as OMNeT++ writes them)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
 def trial(
     ini: Path, config: str, seconds: str, libraries: Sequence[Path] = ()
-) -> tuple[list[tuple[str, str, str]], str]:
+) -> tuple[list[Recorded], str]:
     """Runs run 0 of the configuration for ``seconds`` of simulated time, with INET and
-    ``libraries`` loaded, and lists its scalars and statistics as (type, module, name); with
-    what happened, for the declaration. OmnetppError, with what OMNeT++ said, when it fails."""
+    ``libraries`` loaded, and lists what it recorded (:func:`recorded_results`); with what
+    happened, for the declaration. OmnetppError, with what OMNeT++ said, when it fails."""
     try:
         omnetpp, inet = installation()
     except OmnetppError:
@@ -1440,25 +1719,12 @@ def trial(
             last = (errors or said or [f"exit code {proc.returncode}"])[-1]
             # a model that does not run here would get a declaration of placeholders
             raise OmnetppError(f"the trial run of run 0 failed: {last[:500]}")
-        export = subprocess.run(
-            [str(omnetpp / "bin" / "opp_scavetool"), "export", "-F", "CSV-R", "-o", "-", str(sca)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        rows = [
-            (row["type"], row["module"], row["name"])
-            for row in csv.DictReader(io.StringIO(export.stdout))
-            if row.get("type") in ("scalar", "statistic", "histogram")
-        ]
-        vec = Path(scratch) / "run.vec"
-        if vec.is_file():  # its declarations: "vector <id> <module> <name> [ETV]"
-            with vec.open(encoding="utf-8", errors="replace") as lines:
-                for line in lines:
-                    words = shlex.split(line) if line.startswith("vector ") else []
-                    if len(words) >= 4:
-                        rows.append(("vector", words[2], words[3]))
-    return rows, f"what run 0 recorded in a {seconds} trial run (uncomment the fields you want)"
+        rows = []
+        for path in (sca, Path(scratch) / "run.vec"):
+            if path.is_file():
+                with path.open(encoding="utf-8", errors="replace") as lines:
+                    rows += recorded_results(line.rstrip("\n") for line in lines)
+    return rows, f"what run 0 recorded in a {seconds} trial run"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1498,9 +1764,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _usage(str(e))
     try:
         if known.print_command:
-            command = shlex.join(command_line(study, given, known.run, "results", known.seeds))
-            # a folder of its own, as a run's: the model's relative outputs land there too
-            print(f'cd "$(mktemp -d)" && {command}')
+            print(printed_command(study, given, known.run, known.seeds))
             return 0
         return run(study, given, known.run, known.out, known.seeds)
     except OmnetppError as e:

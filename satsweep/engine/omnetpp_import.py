@@ -24,7 +24,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +45,20 @@ from satsweep.engine.omnetpp import (
     OMNETPP_UNITS,
     Declaration,
     OmnetppError,
+    Recorded,
     _pattern,
     trial,
 )
 
-__all__ = ["IniError", "Study", "add_command", "import_config", "read_study"]
+__all__ = [
+    "IniError",
+    "Selection",
+    "Study",
+    "add_command",
+    "import_config",
+    "read_study",
+    "selection",
+]
 
 #: OMNeT++'s predefined variables (``${runnumber}`` ...): references to them are not factors.
 PREDEFINED = frozenset(
@@ -118,6 +127,8 @@ class Study:
     config: str
     variables: list[Variable]
     replications: int
+    #: the configuration's ``warmup-period`` in seconds, None without one (docs/steady-state.md)
+    warmup: float | None = None
 
 
 def _strip_comment(text: str) -> str:
@@ -487,7 +498,27 @@ def read_study(ini: Path, config: str) -> Study:
             f"{ini}: config: '{config}' has no iteration variables (${{...}}); allowed: a "
             "configuration with at least one"
         )
-    return Study(ini, config, variables, _repeat(first.get("repeat")))
+    return Study(ini, config, variables, _repeat(first.get("repeat")),
+                 _warmup(first.get("warmup-period")))  # fmt: skip
+
+
+#: OMNeT++'s time units in seconds, as ``warmup-period`` may write them
+_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "min": 60.0, "h": 3600.0}
+
+
+def _warmup(entry: Entry | None) -> float | None:
+    """``warmup-period`` in seconds (``20s``, ``500ms``, ``1min 30s``), None without one."""
+    if entry is None:
+        return None
+    parts = re.findall(r"(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)\s*([a-z]*)", entry.value)
+    joined = "".join(f"{n}{u}" for n, u in parts).replace(" ", "")
+    if (
+        not parts
+        or joined != entry.value.replace(" ", "")
+        or any(u not in _SECONDS for _, u in parts)
+    ):
+        raise IniError(f"{entry.where()}: = {entry.value}: allowed: a time such as 20s or 500ms")
+    return sum(float(n) * _SECONDS[u] for n, u in parts)
 
 
 def _factor_name(entry: Entry, name: str, variables: list[Variable]) -> str:
@@ -546,8 +577,9 @@ def _quoted(value: object) -> str:
     return json.dumps(value)
 
 
-def design_text(study: Study, name: str, ini_from_design: str) -> str:
-    """The design YAML of a study."""
+def design_text(study: Study, name: str, ini_from_design: str, tables: Sequence[str] = ()) -> str:
+    """The design YAML of a study; with the ini's ``warmup-period``, a steady-state response
+    per vector table of ``tables`` (its values' time average after that warm-up)."""
     lines = [
         f"# The parameter study of [Config {study.config}] of {study.ini.name}, imported by",
         "# `satsweep import`: the configurations and replications opp_runall would run.",
@@ -561,6 +593,15 @@ def design_text(study: Study, name: str, ini_from_design: str) -> str:
         lines.append(f"  {v.name}: [{', '.join(_quoted(x) for x in v.levels)}]")
         lines[-1] += f"  # {v.entry.key} ({v.entry.file.name}:{v.entry.line})"
     lines.append(f"replications: {study.replications}")
+    if study.warmup is not None and tables:
+        lines += [
+            "analysis:",
+            f"  # the ini's warmup-period ({study.warmup:g} s): each vector's time average "
+            "after it (docs/steady-state.md)",
+            "  steady:",
+            *(f"    - {{response: {t}_steady, table: {t}, y: value, warmup: {study.warmup:g}}}"
+              for t in tables),
+        ]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -573,10 +614,12 @@ def declaration_text(
     tables: Sequence[str] = (),
 ) -> str:
     """The ``satsweep.yaml`` declaration of a study: its parameters, and the summary fields
-    the trial run found (one active, the rest commented)."""
+    and tables the trial run found (:func:`selection`: some active, the rest commented)."""
     lines = [
         "# What satsweep needs beyond the ini file (docs/omnetpp.md), imported by",
-        f"# `satsweep import` from [Config {study.config}]. Pick the summary fields below.",
+        f"# `satsweep import` from [Config {study.config}]. Active: what the network module and",
+        "# the application modules (app[*]) record, and the statistics of the model's own NED",
+        "# files; the rest commented: pick yours (remove the '# ').",
         f"name: {_quoted(name)}",
         'version: "1.0"',
         "ned: [.]",
@@ -602,82 +645,204 @@ def declaration_text(
     return "\n".join(lines) + "\n"
 
 
-def _module_pattern(module: str) -> str:
-    return re.sub(r"\[\d+\]", "[*]", module)
+#: The modules whose results the declaration selects besides the network's own: INET's
+#: application layer, a host's ``app`` or ``app[i]`` (docs/omnetpp.md, "The default selection").
+APPLICATION = re.compile(r"(?:^|\.)app(?:\[\d+\])?\Z")
+#: A NED property declaring a statistic: ``@statistic[name](...)``.
+NED_STATISTIC = re.compile(r"@statistic\[\s*([^\]\s]+)\s*\]")
+#: The most NED files of the model's folder the import reads for its ``@statistic``s.
+MAX_NED_FILES = 10_000
+#: The units of INET's result filters, for a result recorded through one without an ``attr
+#: unit`` of its own (``recordingmode sum(packetBytes)``: INET's statistics declare none).
+FILTER_UNITS = {"packetBytes": "B", "packetBits": "b"}
+#: OMNeT++'s recorders and filters whose result has the unit of what they are given.
+UNIT_KEEPING = frozenset(
+    "vector sum last min max mean timeavg histogram stats removeRepeats".split()
+)
+#: The width in seconds of the bins of the tables the import declares (a row per module and
+#: second: a long run's vectors stay small).
+TABLE_BIN = 1.0
 
 
-def summary_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
-    """Declaration lines for a trial run's results (type, module, name): the first scalar as
-    the active summary field (a declaration needs one), every other scalar and each statistic's
-    mean commented."""
-    found: dict[tuple[bool, str], set[str]] = {}
-    for kind, module, name in rows:
-        if kind != "vector":
-            found.setdefault((kind != "scalar", name), set()).add(module)
-    blocks: list[list[str]] = []
-    used: set[str] = set()
-    for (statistic, name), modules in sorted(found.items(), key=lambda item: item[0][0]):
-        patterns = sorted({_module_pattern(m) for m in modules})
-        field = re.sub(r"\W+", "_", name).strip("_").lower() or "value"
-        field = f"{field}_mean" if statistic else field
-        if field[0].isdigit() or field in used or field in RESERVED_COLUMNS:
-            field = f"s{len(used)}_{field}"
-        used.add(field)
-        source = (
-            [f"    statistic: {_quoted(name)}", "    field: mean   # count sum stddev min max"]
-            if statistic
-            else [f"    scalar: {_quoted(name)}"]
-        )
-        blocks.append(
-            [
+def own_statistics(folder: Path) -> set[str]:
+    """The statistics the model's own NED files (below ``folder``, the ini's) declare with
+    ``@statistic[name]``; IniError past :data:`MAX_NED_FILES` files."""
+    names: set[str] = set()
+    for count, ned in enumerate(sorted(folder.rglob("*.ned"))):
+        if count >= MAX_NED_FILES:
+            raise IniError(
+                f"{folder}: more than {MAX_NED_FILES} NED files; allowed: a model's folder of "
+                f"at most {MAX_NED_FILES}"
+            )
+        try:
+            names.update(NED_STATISTIC.findall(ned.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return names
+
+
+def unit_of(item: Recorded) -> str | None:
+    """A result's unit: its own ``attr unit``, else the unit of the filter its recording mode
+    applies first (:data:`FILTER_UNITS`) when all after it keep it (:data:`UNIT_KEEPING`:
+    ``sum(packetBytes)`` is in B, ``count(packetBytes)`` has none), else None."""
+    if item.unit or not item.mode:
+        return item.unit
+    chain = re.fullmatch(r"((?:\w+\()*)(\w+)\)*", item.mode)
+    if chain is None or not set(re.findall(r"\w+", chain.group(1))) <= UNIT_KEEPING:
+        return None
+    return FILTER_UNITS.get(chain.group(2))
+
+
+def selected(item: Recorded, own: set[str]) -> bool:
+    """Whether a result belongs to the declaration's default selection: recorded by the network
+    module itself, by an application module (:data:`APPLICATION`), or a statistic the model's
+    own NED files declare (``own``, :func:`own_statistics`)."""
+    return (
+        "." not in item.module
+        or APPLICATION.search(item.module) is not None
+        or item.name.split(":", 1)[0] in own
+    )
+
+
+def module_groups(modules: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Modules that differ only in their indices, each group with the most specific pattern
+    matching them all: an index where they differ as ``[*]``, kept where they agree
+    (``net.host[*].app[0]``); a group of one module is its path. In order of first appearance."""
+    groups: dict[str, list[str]] = {}
+    for module in modules:
+        groups.setdefault(re.sub(r"\[\d+\]", "[*]", module), []).append(module)
+    found = []
+    for members in groups.values():
+        indices = [re.findall(r"\[(\d+)\]", m) for m in members]
+        parts = re.split(r"\[\d+\]", members[0])
+        pattern = parts[0]
+        for i, part in enumerate(parts[1:]):
+            same = {index[i] for index in indices}
+            pattern += f"[{same.pop()}]" if len(same) == 1 else "[*]"
+            pattern += part
+        found.append((pattern, members))
+    return found
+
+
+def _name(pattern: str, name: str, taken: set[str], prefix: str) -> str:
+    """A field's or table's name of a result of the modules ``pattern``: the pattern below the
+    network, then the result's name, in lower case, ``_`` between words; made unique in
+    ``taken`` (and added to it)."""
+    below = pattern.split(".", 1)[1] if "." in pattern else ""
+    text = re.sub(r"\[(\d+)\]", r"\1", below.replace("[*]", "")) + f"_{name}"
+    made = re.sub(r"\W+", "_", text).strip("_").lower() or "value"
+    if made[0].isdigit() or made in RESERVED_COLUMNS:
+        made = f"{prefix}_{made}"
+    while made in taken or made in RESERVED_COLUMNS:
+        made += "_"
+    taken.add(made)
+    return made
+
+
+@dataclass
+class Selection:
+    """What a trial run recorded, as declaration lines: the summary fields and tables of the
+    default selection active (:func:`selected`), the rest commented."""
+
+    summary: list[str]
+    tables: list[str]
+    active_tables: list[str] = field(default_factory=list)  # the active tables' names
+
+
+def _flow(block: Sequence[str]) -> str:
+    """A field's or table's declaration lines (:func:`selection`) as one line of the same
+    indentation, its keys in a YAML flow mapping, comments left out."""
+    head, *rest = (line.split("   #", 1)[0].rstrip() for line in block)
+    if head.lstrip().startswith("- "):  # a summary field: an item of a list
+        pairs = [head.strip()[2:], *(line.strip() for line in rest)]
+        return f"  - {{{', '.join(pairs)}}}"
+    return f"  {head.strip()} {{{', '.join(line.strip() for line in rest)}}}"
+
+
+def selection(
+    rows: Sequence[Recorded], own: set[str] = frozenset(), taken: Sequence[str] = ()
+) -> Selection:
+    """The declaration's summary fields and tables for a trial run's results (``own``: the
+    model's own statistics, :func:`own_statistics`; ``taken``: names the declaration's
+    parameters have). A field per result and group of modules (:func:`module_groups`): each
+    scalar, and each statistic's mean; a table (binned, :data:`TABLE_BIN`) per vector and group.
+    Units are the results' own (``attr unit``). A selected result that recorded nothing in the
+    trial (a NaN scalar, a statistic of no values) stays commented. Without any active field
+    the first scalar is active (a declaration needs one)."""
+    results: dict[tuple[str, str], list[Recorded]] = {}
+    for item in rows:
+        results.setdefault((item.kind == "vector", item.name), []).append(item)
+    used = set(taken)
+    active: list[list[str]] = []
+    rest: list[list[str]] = []
+    table_lines: list[str] = []
+    active_tables: list[str] = []
+    commented_tables: list[str] = []
+    for (vector, name), items in results.items():
+        by_module = {item.module: item for item in items}
+        for pattern, modules in module_groups(list(by_module)):
+            first = by_module[modules[0]]
+            several = len(modules) > 1
+            recorded = f"   # recorded by {len(modules)} modules" if several else ""
+            unit = [f"    unit: {_quoted(unit_of(first))}"] if unit_of(first) else []
+            if vector:
+                table = _name(pattern, name.split(":", 1)[0], used, "v")
+                lines = [
+                    f"  {table}:",
+                    f"    vector: {_quoted(name)}",
+                    f"    module: {_quoted(pattern)}{recorded}",
+                    *unit,
+                    f"    bin: {TABLE_BIN}   # seconds: a row per bin, the mean of its samples",
+                ]
+                if selected(first, own):
+                    table_lines += lines
+                    active_tables.append(table)
+                else:
+                    commented_tables.append(_flow(lines))
+                continue
+            statistic = first.kind != "scalar"
+            field = _name(pattern, f"{name}_mean" if statistic else name, used, "s")
+            source = (
+                [f"    statistic: {_quoted(name)}", "    field: mean   # count sum stddev min max"]
+                if statistic
+                else [f"    scalar: {_quoted(name)}"]
+            )
+            reduce = "one" if not several else "mean" if statistic else "sum"
+            block = [
                 f"  - name: {field}",
                 "    type: float",
+                *unit,
                 *source,
-                f"    module: {_quoted(patterns[0] if len(patterns) == 1 else '**')}",
-                f"    reduce: {'one' if len(modules) == 1 else 'mean' if statistic else 'sum'}"
-                f"   # recorded by {len(modules)} module(s)"
-                + (
-                    f": {', '.join(patterns[:3])}{', ...' if len(patterns) > 3 else ''}"
-                    if len(patterns) > 1
-                    else ""
-                ),
+                f"    module: {_quoted(pattern)}",
+                f"    reduce: {reduce}{recorded}",
             ]
-        )
-    if not blocks or "    scalar: " not in blocks[0][2]:
-        active = [
-            "  - name: result   # a placeholder: the trial run recorded no scalar to name here",
-            "    type: float",
-            '    scalar: "FILL-IN"',
-        ]
-    else:
-        active = blocks.pop(0)
-    return active + [f"# {line}" for block in blocks for line in block]
-
-
-def table_candidates(rows: Sequence[tuple[str, str, str]]) -> list[str]:
-    """Commented declaration lines making each vector a trial run recorded a table of the
-    store (docs/omnetpp.md, "Vectors and statistics"), for the user to pick."""
-    found: dict[str, set[str]] = {}
-    for kind, module, name in rows:
-        if kind == "vector":
-            found.setdefault(name, set()).add(_module_pattern(module))
-    if not found:
-        return []
-    lines = ["# tables:   # the vectors it recorded, each as a table of the store (time, value)"]
-    used: set[str] = set()
-    for name, patterns in found.items():
-        table = re.sub(r"\W+", "_", name.split(":")[0]).strip("_").lower() or "vector"
-        if table[0].isdigit() or table in used or table in RESERVED_COLUMNS:
-            table = f"v{len(used)}_{table}"
-        used.add(table)
-        module = sorted(patterns)[0] if len(patterns) == 1 else "**"
-        lines += [
-            f"#   {table}:",
-            f"#     vector: {_quoted(name)}",
-            f"#     module: {_quoted(module)}   # {', '.join(sorted(patterns)[:3])}",
-            "#     bin: 1.0   # seconds: a row per bin, the mean of its samples; none: every sample",
-        ]
-    return lines
+            empty = any(
+                (m := by_module[x]).value is not None
+                and (math.isnan(m.value) or (statistic and m.value == 0))
+                for x in modules
+            )
+            if selected(first, own) and not empty:
+                active.append(block)
+            else:
+                rest.append(block)
+    if not active:
+        scalars = [b for b in rest if any(line.startswith("    scalar: ") for line in b)]
+        if scalars:
+            rest.remove(scalars[0])
+            active = [scalars[0]]
+        else:
+            active = [[
+                "  - name: result   # a placeholder: the trial run recorded no scalar to name here",
+                "    type: float",
+                '    scalar: "FILL-IN"',
+            ]]  # fmt: skip
+    summary = [line for block in active for line in block]
+    summary += [f"# {_flow(block)}" for block in rest]  # a line each: the list stays short
+    tables = ["tables:", *table_lines] if table_lines else []
+    if commented_tables:
+        tables += ["# tables:" if not table_lines else "# more tables:"]
+        tables += [f"# {line}" for line in commented_tables]
+    return Selection(summary, tables, active_tables)
 
 
 def _study_name(config: str) -> str:
@@ -731,14 +896,13 @@ def import_config(
     except OmnetppError as e:
         raise IniError(f"{ini}: config: '{config}': {e}") from None
     declared = [os.path.relpath(lib, ini.parent) for lib in libraries]
-    declaration = declaration_text(
-        study, name, summary_candidates(rows), note, declared, table_candidates(rows)
-    )
+    chosen = selection(rows, own_statistics(ini.parent), [v.name for v in study.variables])
+    declaration = declaration_text(study, name, chosen.summary, note, declared, chosen.tables)
     try:
         Declaration.model_validate(yaml.safe_load(declaration))
     except ValidationError as e:
         raise IniError(f"{ini}: config: '{config}': {validation_message(e)}") from None
-    design = design_text(study, name, os.path.relpath(ini, out))
+    design = design_text(study, name, os.path.relpath(ini, out), chosen.active_tables)
     out.mkdir(parents=True, exist_ok=True)
     for path, text in ((declaration_path, declaration), (design_path, design)):
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -773,8 +937,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "import",
         help="write a design and a declaration from an OMNeT++ ini configuration",
         description="Turn an OMNeT++ configuration's iteration variables and repeat into a "
-        "design (OUT/STUDY.yaml) and its declaration (satsweep.yaml beside the ini), listing "
-        "what a short trial run of run 0 records as summary fields to pick (docs/omnetpp.md).",
+        "design (OUT/STUDY.yaml) and its declaration (satsweep.yaml beside the ini): what a "
+        "short trial run of run 0 records, with units, as summary fields and tables, the "
+        "network's and the applications' active, the rest commented (docs/omnetpp.md).",
     )
     p.add_argument("ini", help="the OMNeT++ ini file")
     p.add_argument("--config", required=True, help="the configuration ([Config NAME])")

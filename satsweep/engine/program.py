@@ -292,6 +292,29 @@ class Program:
     def name(self) -> str:
         return self.description.name
 
+    def program_for(self, params: Mapping[str, object]) -> Program:
+        """The program that makes a run of ``params``: this one (a crossed design's,
+        :class:`~satsweep.engine.crossed.Crossed`, is its simulator's)."""
+        return self
+
+    def programs(self) -> list[Program]:
+        """The programs that make the runs: this one (a crossed design's, its members)."""
+        return [self]
+
+    def estimated_seconds(self, params: Mapping[str, object]) -> float:
+        """One run's estimated core-seconds (:meth:`Description.estimated_seconds`)."""
+        return self.description.estimated_seconds(params)
+
+    @property
+    def has_cost(self) -> bool:
+        """Whether the program gives a cost hint (else every run is estimated alike)."""
+        return self.description.cost is not None
+
+    @property
+    def identities(self) -> set[str]:
+        """The sha256 a store's runs of this program may record (its own)."""
+        return {self.sha256}
+
     def command(self, params: Mapping[str, object], run: int | str, out: Path) -> list[str]:
         """The command line of one run: the parameters, ``--run`` and ``--out``."""
         return [str(self.path), *self.args, *flags(params), f"--run={run}", f"--out={out}"]

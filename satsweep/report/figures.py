@@ -25,6 +25,8 @@ from satsweep.theory import Reference
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from satsweep.analysis.steady import SteadyResult
+
 __all__ = [
     "curves_figure",
     "effects_figure",
@@ -33,6 +35,7 @@ __all__ = [
     "series_label",
     "trace_labels",
     "traces_figure",
+    "warmup_figure",
 ]
 
 _FIGURE_DPI = 110
@@ -386,13 +389,14 @@ def trace_labels(trace: TraceSettings, study: StudyDesign) -> tuple[str, str]:
     """The axis labels of a trace's panels with the units the program declares: ``t (s)``, and
     the y columns with their unit, once when they share it (``cwnd, ssthresh (segments)``); a
     single column ``value`` named by its table (:func:`_y_name`)."""
-    units = {study.units.get(y) for y in trace.y}
+    own = study.table_units.get(trace.table, study.units)  # the table's own, if known
+    units = {own.get(y) for y in trace.y}
     names = [_y_name(trace, y) for y in trace.y]
     y_label = (
         f"{', '.join(names)} ({units.pop()})"
         if len(units) == 1 and None not in units
         else ", ".join(
-            f"{name} ({study.units[y]})" if y in study.units else name
+            f"{name} ({own[y]})" if y in own else name
             for name, y in zip(names, trace.y, strict=True)
         )
     )
@@ -452,6 +456,51 @@ def traces_figure(
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, title=trace.series, title_fontsize=7)
     for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(title, fontsize=11)
+    return _save(fig, path)
+
+
+def warmup_figure(
+    title: str, result: SteadyResult, labels: dict[str, str], path: Path, y_label: str
+) -> Figure:
+    """One panel per configuration: the replications' mean series of a steady-state response
+    (thin), Welch's moving average of it (:func:`satsweep.analysis.steady_stats.welch`, half-width
+    :func:`satsweep.analysis.steady.welch_window`) for a person to judge where the transient
+    ends, the warm-up a dashed vertical line and the mean after it a dotted horizontal one; a
+    panel whose run is too short to leave its transient says so. Returns the figure."""
+    from matplotlib.figure import Figure  # late: matplotlib is slow to import
+
+    from satsweep.analysis.steady import welch_window
+    from satsweep.analysis.steady_stats import welch
+
+    order = {cid: i for i, cid in enumerate(labels)}
+    shown = sorted(result.configurations, key=lambda c: order.get(c.config_id, len(order)))
+    columns = min(4, len(shown))
+    rows = math.ceil(len(shown) / columns)
+    fig = Figure(
+        figsize=(4.2 * columns + 1, 3.4 * rows + 0.8), dpi=_FIGURE_DPI, layout="constrained"
+    )
+    axes = _subplots(fig, rows, columns, squeeze=False, sharey=True).flatten()
+    x_name = result.settings.x
+    for k, (ax, c) in enumerate(zip(axes, shown, strict=False)):
+        window = welch_window(len(c.mean_series))
+        moving = welch(c.mean_series, window)
+        ax.plot(c.x, c.mean_series, color="0.7", linewidth=0.8, label="mean over the runs")
+        ax.plot(c.x[: len(moving)], moving, color="C0", label=f"Welch, window {2 * window + 1}")
+        how = "MSER-5" if c.measured else "given"
+        ax.axvline(c.warmup, color="C3", linestyle="--", label=f"warm-up ({how}) {c.warmup:g}")
+        ax.axhline(c.mean, color="C2", linestyle=":", label="mean after it")
+        if c.too_short:
+            ax.text(0.5, 0.05, "too short to leave its transient", color="C3", ha="center",
+                    transform=ax.transAxes, fontsize=8)  # fmt: skip
+        ax.set_title(labels.get(c.config_id, c.config_id[:12]), fontsize=9)
+        ax.set_xlabel(x_name)
+        if k % columns == 0:
+            ax.set_ylabel(y_label)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes[len(shown) :]:
         ax.set_visible(False)
     fig.suptitle(title, fontsize=11)
     return _save(fig, path)

@@ -16,7 +16,7 @@ import yaml
 
 import satsweep
 from satsweep import analysis
-from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql
+from satsweep.analysis import Analysis, AnalysisError, Dataset, Model, sql, steady
 from satsweep.analysis.formatting import (
     NO_INTERVALS_IDENTICAL,
     distinguishing_digits,
@@ -44,6 +44,7 @@ from satsweep.report.figures import (
     interactions_figure,
     numeric_levels,
     traces_figure,
+    warmup_figure,
 )
 from satsweep.analysis import precision
 from satsweep.report.tables import (
@@ -406,6 +407,52 @@ def _traces(
     return blocks
 
 
+def _steady(
+    study: str,
+    measured: Sequence[steady.SteadyResult],
+    labels: dict[str, str],
+    design: StudyDesign,
+    confidence: float,
+    directory: Path,
+    log: Callable[[str], None],
+) -> list[Block]:
+    """The section of the design's steady-state responses (docs/steady-state.md): per
+    response, how its warm-up and intervals were found, each configuration's warm-up and
+    intervals, and the figure of its mean series with Welch's moving average and the warm-up."""
+    if not measured:
+        return []
+    blocks = [Block("h2", "Steady state")]
+    for i, result in enumerate(measured):
+        header, rows = steady.table_rows(result, labels)
+        short = result.too_short
+        warning = (
+            f" {len(short)} of {len(result.configurations)} configurations are too short to "
+            "leave their transient (MSER-5's least standard error is at the middle of the run: "
+            "the transient reaches its last half): their steady-state values are not to be "
+            "trusted."
+            if short
+            else ""
+        )
+        blocks.append(Block("h3", steady.heading(result)))
+        blocks.append(Block("p", steady.method(result, confidence) + warning))
+        blocks.append(table(header, rows, "lrrrrrl"))
+        s = result.settings
+        name = f"warmup-{i + 1}-{_slug(s.response)}.png"
+        y = f"{s.y} / {s.per}" if s.per else design.label(s.y)
+        warmup_figure(f"{study} · {s.response}: warm-up", result, labels, directory / name, y)
+        log(f"{REPORT_DIR}/{name}")
+        blocks.append(
+            Block(
+                "p",
+                f"{s.response}: a panel per configuration, the mean over its replications of "
+                f"{y} against {s.x} (grey), Welch's moving average of it (blue) to judge where "
+                "the transient ends, the warm-up (dashed) and the mean after it (dotted).",
+            )
+        )
+        blocks.append(Block("img", name, header=(f"{s.response}: warm-up",)))
+    return blocks
+
+
 def _trace_honesty(trace: TraceSettings, panels: Sequence[TracePanel]) -> str:
     """What a trace of means draws instead of a band, and where its band is cut, in a sentence
     or two for its caption (empty when neither)."""
@@ -585,6 +632,12 @@ def write_report(
             if part
             else nullcontext(data) as balanced,
         ):
+            measured = []
+            if design.steady:  # steady-state responses: columns of the runs, like a field
+                measured = steady.attach(data, store.root, design.steady, confidence)
+                if balanced is not data:
+                    steady.attach(balanced, store.root, design.steady, confidence, part)
+            labels = steady.configuration_labels(data, list(design.factors))
             analyses = _analyses(balanced, responses, factors, by, model, confidence)
             target = store.root / REPORT_DIR
             built = Path(tempfile.mkdtemp(prefix=f".{REPORT_DIR}-", dir=store.root))
@@ -595,6 +648,7 @@ def write_report(
                     edited.source if edited is not None else None,
                 )  # fmt: skip
                 blocks += _precision(store, confidence)
+                blocks += _steady(store.study, measured, labels, design, confidence, built, log)
                 blocks += _traces(store, design, study_theory, confidence, built, log)
                 for group, results_ in analyses.items():
                     where = f"{by} = {group}" if by is not None else ""

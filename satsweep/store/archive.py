@@ -265,6 +265,12 @@ def write_archive(
         raise StoreError(f"{store.root} has no recorded design (design.json): nothing to archive")
     if not store.runs_table.is_file():
         raise StoreError(f"study '{store.study}' has no finished runs ({store.runs_table})")
+    if design.simulators is not None:  # program.json holds one program
+        raise StoreError(
+            f"study '{store.study}' crosses simulators ({', '.join(design.simulators)}), and an "
+            "archive holds one program; allowed: a study of one program (a crossed study is "
+            f"verified in place: satsweep verify {store.study})"
+        )
     files = _store_files(store, design)
     source = Path(recorded["source"]) if recorded.get("source") else None
     sources = _sources(recorded, design, warn)

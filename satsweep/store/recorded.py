@@ -19,6 +19,7 @@ from satsweep.design.loading import first_problem
 from satsweep.design.schema import clip
 from satsweep.engine import Description, Program, value_text
 from satsweep.engine.adapters import adapter as find_adapter
+from satsweep.engine.crossed import Crossed
 from satsweep.engine.description import validation_message
 from satsweep.store.files import write_json
 from satsweep.store.footer import column_range
@@ -258,6 +259,20 @@ class RecordedDesign(Layout):
                     f"{key}: {given} differs from the {key} {stored} of the runs in "
                     f"{self.root}; allowed: {stored} (or leave {key} out), or another study name"
                 )
+        made = (recorded or {}).get("design", {}).get("simulators")
+        for level, simulator in (design.simulators or {}).items():  # each one's streams
+            stored = made.get(level) if isinstance(made, dict) else None
+            adapter = find_adapter(simulator.program)
+            if adapter is None or not isinstance(stored, dict):
+                continue
+            given = simulator.resolved()
+            for key in adapter.stream_options:
+                if key in stored and stored[key] != given.get(key):
+                    raise DesignError(
+                        f"simulators.{level}.{key}: {given.get(key)} differs from the {key} "
+                        f"{stored[key]} of the runs in {self.root}; allowed: {stored[key]}, or "
+                        "another study name"
+                    )
         described = (recorded or {}).get("describe", {})
         name = described.get("name")
         if name is not None and name != design.describe.name:
@@ -337,8 +352,8 @@ class RecordedDesign(Layout):
         last = recorded.get("program", {}).get("sha256")
         if state is not None and len(state.done) > compacted and isinstance(last, str) and last:
             made[last] += len(state.done) - compacted
-        ours = design.executable.sha256
-        return {h: made[h] for h in sorted(made) if h != ours}
+        ours = design.executable.identities  # crossed: each simulator's own too
+        return {h: made[h] for h in sorted(made) if h not in ours}
 
     def _identities(self) -> dict[str, int]:
         """runs.parquet's rows by program_sha256 ("" for a row without one); none without
@@ -376,6 +391,17 @@ class RecordedDesign(Layout):
                 # where the design file is: `satsweep run STUDY` runs it again by the name
                 **({"source": str(design.source)} if design._source is not None else {}),
                 "program": {"path": str(program.path), "sha256": program.sha256},
+                # a crossed design's programs, by simulator (verify finds them by it)
+                **(
+                    {
+                        "simulators": {
+                            level: {"path": str(p.path), "sha256": p.sha256}
+                            for level, p in zip(design.simulators, program.programs())
+                        }
+                    }
+                    if design.simulators is not None
+                    else {}
+                ),  # fmt: skip
                 # a theory given as a file: where the report finds it
                 **({"theory": {"path": str(f)}} if (f := design.theory_file) else {}),
                 "describe": program.description.model_dump(mode="json"),
@@ -435,4 +461,13 @@ class RecordedDesign(Layout):
             raise StoreError(f"{wrote}: {where}: {validation_message(e)}") from None
         program = recorded.get("program", {})
         design._executable = Program(Path(program.get("path", "")), program.get("sha256"), describe)
+        members = recorded.get("simulators")
+        if design.simulators is not None and isinstance(members, dict):
+            # a crossed design's programs as recorded: their identities (each with the
+            # merged description: their own are not recorded)
+            design._executable = Crossed(
+                design._executable.path, design._executable.sha256, describe,
+                members={level: Program(Path(str(p.get("path", ""))), str(p.get("sha256")), describe)
+                         for level, p in members.items() if isinstance(p, dict)},
+            )  # fmt: skip
         return design

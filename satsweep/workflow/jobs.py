@@ -89,13 +89,15 @@ def _project(directory: Path) -> dict[str, Any]:
     }
 
 
-def provenance(design: Design) -> dict[str, Any]:
-    """What every run of this process shares: the program, satsweep, the git state of the
-    project the design file is in (None outside git), the host, the engine the program runs on
-    (:attr:`Program.engine`, None for none). These and each run's own
-    ``started_at`` and ``elapsed_seconds`` are the engine's PROVENANCE_COLUMNS, which the store
-    checks (store/rows.py)."""
+def provenance(design: Design, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What every run of this process (crossed: of the simulator ``params`` name) shares: the
+    program,
+    satsweep, the git state of the project the design file is in (None outside git), the host,
+    the engine the program runs on (:attr:`Program.engine`, None for none). These and each
+    run's own ``started_at`` and ``elapsed_seconds`` are the engine's PROVENANCE_COLUMNS, which
+    the store checks (store/rows.py)."""
     program = design.executable
+    program = program.program_for(params) if params is not None else program
     return {
         "program": program.name,
         "program_version": program.description.version,
@@ -129,7 +131,11 @@ def simulate_run(
             scratch_dir=store.scratch_dir(run),  # in the store: a pass sweeps what a kill left
         )
         elapsed = time.perf_counter() - start
-        facts = {**provenance(design), "started_at": started_at, "elapsed_seconds": elapsed}
+        facts = {
+            **provenance(design, run.params),
+            "started_at": started_at,
+            "elapsed_seconds": elapsed,
+        }
         written = store.write_run(design, run, result, facts)
     except SimulationError as e:
         failure = e
@@ -444,7 +450,7 @@ class HeadStart:
         """The head start of a local pass over ``design`` on ``cores`` cores, None when it
         gets none; made before the pass's workers start, it has claimed the queue's first
         run."""
-        if cores < 2 or design.describe.cost is None:
+        if cores < 2 or not design.executable.has_cost:
             return None
         pending = _Pending(design, store)
         first = pending.order.configurations[:1]

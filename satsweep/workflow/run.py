@@ -875,11 +875,11 @@ def hinted_seconds(state: State, cores: int) -> float | None:
     (:meth:`Description.estimated_seconds`: core-seconds per run), for a plan before any run
     has finished; None for a program without one."""
     design = state.design
-    if design.describe.cost is None:
+    if not design.executable.has_cost:
         return None
     done = collections.Counter(r.config_id for r in state.done)
     seconds = 0.0
     for config in state.incomplete_configurations():
         todo = design.replications_for(config.config_id) - done[config.config_id]
-        seconds += design.describe.estimated_seconds(config.params) * todo
+        seconds += design.executable.estimated_seconds(config.params) * todo
     return seconds / max(cores, 1)

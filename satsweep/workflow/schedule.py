@@ -77,7 +77,7 @@ _SLACK = 1e-9
 
 def run_seconds(design: Design, config: Configuration) -> float:
     """Estimated seconds of one of a configuration's runs (the program's cost hint)."""
-    return design.describe.estimated_seconds(config.params)
+    return design.executable.estimated_seconds(config.params)
 
 
 class RunOrder:

@@ -29,6 +29,7 @@ from satsweep.engine import (
     Program,
     ProgramError,
 )
+from satsweep.engine.crossed import Crossed
 from satsweep.store import Store, StoreError
 from satsweep.workflow.jobs import provenance, simulate_run
 
@@ -94,7 +95,16 @@ def _program(design: Design, recorded: dict[str, Any], source: Path | None = Non
     relative to ``source``, the folder of the design file in an unpacked archive (the program
     unpacked beside it, :func:`~satsweep.store.archive.unpack_program`), and nowhere else;
     without it, relative to the recorded design file's folder (as `run` found it), else at
-    the path the store recorded."""
+    the path the store recorded. A crossed design's: each simulator's, found so."""
+    if design.simulators is not None:
+        members = {}
+        for level, simulator in design.simulators.items():
+            spec = design.model_copy(update={"program": simulator.program,
+                                             "adapter_options": simulator.adapter_options,
+                                             "simulators": None})  # fmt: skip
+            paths = recorded.get("simulators", {}).get(level, {})
+            members[level] = _program(spec, {**recorded, "program": paths}, source)
+        return Crossed.of(members)
     if source is not None:
         try:
             return Program.find(design.program, source, design.adapter_options)
@@ -244,12 +254,13 @@ def verify(
     design._executable = program
     # the provenance's git state is the one of the design file's folder, as at run
     design._source = Path(recorded.get("source") or store.design_file)
-    now = provenance(design)
+    nows = [provenance(design, r) for r in rows]  # crossed: each run's own program
     environment = [
-        (column, sorted({r.get(column) for r in rows}, key=str), now[column])
+        (column, sorted({r.get(column) for r in rows}, key=str),
+         ", ".join(sorted({str(n[column]) for n in nows})))
         for column in ENVIRONMENT
-        if column in now and any(r.get(column) != now[column] for r in rows)
-    ]
+        if column in nows[0] and any(r.get(column) != n[column] for r, n in zip(rows, nows))
+    ]  # fmt: skip
     # each table read once, not once per rerun
     stored: dict[str, dict[tuple, list]] = {}
     for table in design.describe.tables:
