@@ -2,7 +2,7 @@
 parameter study"): an OMNeT++ configuration's iteration variables and `repeat` as a design and a
 declaration. The parsing, generation and refusal tests need no OMNeT++; the comparisons with
 OMNeT++'s own expansion (`opp_run -s -q rundetails`) and the trial run need the build of
-`./setup.sh --with-omnetpp` and are skipped without its .venv/omnetpp.env (or OMNETPP_ROOT
+`./setup.sh` and are skipped without its .venv/omnetpp.env (or OMNETPP_ROOT
 and INET_ROOT)."""
 
 from __future__ import annotations

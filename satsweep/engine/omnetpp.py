@@ -689,7 +689,7 @@ def declared_package(folder: Path) -> str | None:
 
 def installation() -> tuple[Path, Path]:
     """OMNETPP_ROOT and INET_ROOT: from the environment, else from ``<prefix>/omnetpp.env``,
-    which ``./setup.sh --with-omnetpp`` writes."""
+    which ``./setup.sh`` writes (unless --without-omnetpp)."""
     roots = {k: os.environ.get(k, "") for k in ("OMNETPP_ROOT", "INET_ROOT")}
     env_file = Path(sys.prefix) / "omnetpp.env"
     if not all(roots.values()) and env_file.is_file():
@@ -700,7 +700,7 @@ def installation() -> tuple[Path, Path]:
     if not all(roots.values()):
         raise OmnetppError(
             "OMNeT++ is not installed for this environment (no OMNETPP_ROOT and INET_ROOT, and "
-            f"no {env_file}); allowed: ./setup.sh --with-omnetpp, or OMNETPP_ROOT and INET_ROOT "
+            f"no {env_file}); allowed: ./setup.sh (without --without-omnetpp), or OMNETPP_ROOT and INET_ROOT "
             "naming a built OMNeT++ 6.x and INET 4.5"
         )
     return Path(roots["OMNETPP_ROOT"]), Path(roots["INET_ROOT"])
