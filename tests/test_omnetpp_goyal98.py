@@ -31,6 +31,7 @@ SATNET_ONLY = {
     "fastRetransmitGuard",
     "cwndUnit",
     "clientPhase",
+    "timelineBin",
     "bsdTimers",
 }
 #: satnet summary fields the OMNeT++ model has not (ns-3's timing and memory, its idle restarts,
