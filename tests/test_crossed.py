@@ -21,6 +21,7 @@ from satsweep.design import DesignError, load_design
 from satsweep.engine import Description, Program
 from satsweep.engine.crossed import merged
 from satsweep.store import Store
+from satsweep.workflow import run as sweep_run
 from tests.support import REPO
 from tests.support.cli import run_cli
 from tests.support.sweeps import MM1, stored_study
@@ -240,3 +241,26 @@ def test_the_merged_description_keeps_what_every_program_declares_alike() -> Non
     assert merged_description.tables == {}
     c = described("c", "s", 2, {})
     assert merged({"x": a, "z": c})[0].parameter("b") is None  # its choices differ
+
+
+def test_a_rebuilt_simulator_is_named_by_its_own_path_and_hash(tmp_path: Path) -> None:
+    """A crossed design's program has no path of its own: the rebuilt notice names each
+    simulator's program, its path and its sha256 now."""
+    md1 = tmp_path / "md1.py"
+    (tmp_path / "mm1.py").write_text(MM1.read_text())  # the queue md1 imports beside it
+    md1.write_text(MD1.read_text())
+    md1.chmod(0o755)
+    results = stored_study(tmp_path, CROSSED.replace(str(MD1), str(md1)))
+    design_file = tmp_path / "queues.yaml"
+    store = Store.of(load_design(design_file), results)
+    old = Program.at(md1).sha256
+    md1.write_text(MD1.read_text() + "\n# rebuilt\n")  # another build, the same version
+    design = store.bind(load_design(design_file))
+    assert store.other_builds(design) == {old: 6}
+    said: list[str] = []
+    sweep_run.warn_rebuilt(design, store, said.append)
+    assert len(said) == 1, said
+    new = Program.at(md1).sha256
+    assert f"{md1} has sha256 {new}" in said[0], said
+    assert f"{MM1} has sha256 {Program.at(MM1).sha256}" in said[0], said
+    assert f"(sha256 {old})" in said[0] and " at ., " not in said[0], said

@@ -564,9 +564,11 @@ def rebuilt_notice(design: Design, store: Store, state: State) -> str | None:
     todo = state.n_missing + len(state.failed) + len(state.damaged)
     if todo:
         made += f"; the {todo} run{'s' * (todo != 1)} to make now will come from this one"
+    # a crossed design's programs each by its own path (the crossed one has none)
+    now = " and ".join(f"{p.path} has sha256 {p.sha256}" for p in program.programs())
     return (
-        f"program: {design.describe.name} {design.describe.version} at {program.path} has "
-        f"sha256 {program.sha256}, but {made}. A program whose results may change "
+        f"program: {design.describe.name} {design.describe.version} at {now}, but {made}. "
+        f"A program whose results may change "
         f"should get a new version (and the study another name); `satsweep verify "
         f"{design.study} --sample N` reruns N stored runs with this one and compares them, "
         "`satsweep compare` a rerun in a study of its own with these runs"
