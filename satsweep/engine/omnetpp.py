@@ -1399,7 +1399,7 @@ def ini_run(
             proc = subprocess.run(
                 [str(omnetpp / "bin" / "opp_run"), "-s", "-c", study.config, "-q", "rundetails",
                  str(study.ini)],
-                cwd=scratch, capture_output=True, text=True, timeout=120,
+                cwd=scratch, capture_output=True, text=True, errors="replace", timeout=120,
             )  # fmt: skip
         except (OSError, subprocess.SubprocessError):
             return None
@@ -1708,7 +1708,12 @@ def trial(
         ]
         try:
             proc = subprocess.run(
-                command, cwd=folder.path, capture_output=True, text=True, timeout=120
+                command,
+                cwd=folder.path,
+                capture_output=True,
+                text=True,
+                errors="replace",  # a model may print any bytes
+                timeout=120,
             )
         except subprocess.TimeoutExpired:
             return [], "the trial run took over 120 s: name the scalars yourself"
