@@ -405,6 +405,36 @@ def test_a_precision_campaign_through_ray_gives_the_local_rounds(ray_cluster, ca
     assert campaign_rows(results) == local
 
 
+@pytest.mark.ray
+@pytest.mark.slow
+def test_a_campaign_that_grows_its_runs_through_ray_gives_the_local_rounds(ray_cluster, tmp_path):
+    """sweeps/ar1-run-length.yaml: a round grows the runs (other configurations, other
+    config_ids); the Snakefile's jobs take each round's length from design.json and make the
+    rows of the same campaign run locally, the shorter runs kept beside them."""
+    sweep = REPO / "sweeps" / "ar1-run-length.yaml"
+
+    def rows(results: Path) -> list[tuple]:
+        runs = results / "ar1-run-length" / "runs.parquet"
+        return duckdb.sql(
+            f"SELECT config_id, replication, steps, mean_all FROM '{runs}' ORDER BY ALL"
+        ).fetchall()
+
+    local = tmp_path / "local"
+    assert cli.main(["run", str(sweep), "--results", str(local), "--cores", "2"]) == 0
+    results = tmp_path / "ray"
+    proc = ray_run(ray_cluster, sweep, results, "--jobs", "2", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    grown = re.findall(r"round r = 3, steps = (\d+):", proc.stderr)
+    assert grown[0] == "60" and int(grown[1]) > 60, proc.stderr[-3000:]
+    assert "precision met at r = " in proc.stderr
+    assert rows(results) == rows(local) and {r[2] for r in rows(results)} == {int(grown[1])}
+    made = sorted(p.parent.name for p in (results / "ar1-run-length" / "runs").glob("*/r1.record.json"))
+    assert made == sorted(
+        p.parent.name for p in (local / "ar1-run-length" / "runs").glob("*/r1.record.json")
+    )
+    assert len(made) == 4  # two configurations of 60 steps, two of the grown length
+
+
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_a_precision_campaign_through_submit_gives_the_local_rounds(slurm, campaign, tmp_path):

@@ -28,9 +28,12 @@ from satsweep.analysis.results import DEFAULT_CONFIDENCE
 from satsweep.design import Design, Precision, Target
 
 __all__ = [
+    "Decision",
     "Lever",
     "Reached",
     "configuration_ratios",
+    "decide",
+    "longer_round",
     "next_replications",
     "next_round",
     "reached",
@@ -166,20 +169,16 @@ def next_replications(r: int, now: list[Reached], most: int) -> int:
     return _grown(r, None if None in ratios else max(ratios), most)
 
 
-def next_round(
-    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+def _replicated(
+    design: Design, runs_table: str, now: list[Reached], confidence: float
 ) -> Design | None:
-    """The campaign's next round after ``design``'s (whose runs are in ``runs_table`` and
-    reached ``now``), or None when it stops: every target met, or no configuration below
-    ``max`` that still needs runs. Over effects every configuration takes
-    :func:`next_replications`; over configurations only those whose own mean is not yet known
-    to the precision asked grow, each by its own ratio."""
+    """The next round by more replications (None: none can grow). Over effects every
+    configuration takes :func:`next_replications`; over configurations only those whose own
+    mean is not yet known to the precision asked grow, each by its own ratio."""
     precision = _precision(design)
     if precision.over == "effects":
         r = next_replications(design.replications, now, precision.max)
         return None if r == design.replications else design.with_replications(r)
-    if all(x.met for x in now):
-        return None
     ratios = configuration_ratios(runs_table, design, confidence)
     counts = {c.config_id: design.replications_for(c.config_id) for c in design.configurations}
     grown = {
@@ -192,13 +191,55 @@ def next_round(
 
 
 @dataclass(frozen=True)
+class Decision:
+    """A campaign's next round and why it is what it is: ``why`` is empty for more
+    replications, else why the runs grow instead."""
+
+    design: Design
+    why: str = ""
+
+
+def decide(
+    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+) -> Decision | None:
+    """The campaign's next round after ``design``'s (whose runs are in ``runs_table`` and
+    reached ``now``), or None when it stops: every target met, or nothing left to grow. More
+    replications (:func:`_replicated`), or, with ``replications.max_length``, every run longer
+    (:func:`longer_round`) when that is the cheaper way to the targets or replications are at
+    ``max``, and whenever a target's runs are too short to leave their transient (met or not:
+    an interval around a biased mean is narrow and wrong)."""
+    longer = longer_round(design, runs_table, now, confidence)
+    if longer is not None and longer[1].too_short:  # a bias: only longer runs leave it
+        return Decision(longer[0], "too short to leave their transient")
+    if all(x.met for x in now):
+        return None
+    replicated = _replicated(design, runs_table, now, confidence)
+    if longer is not None and replicated is None:
+        return Decision(longer[0], "the replications at max")
+    if longer is not None and longer[1].longer_is_cheaper:
+        return Decision(longer[0], "cheaper than more replications by the cost hint")
+    return None if replicated is None else Decision(replicated)
+
+
+def next_round(
+    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+) -> Design | None:
+    """The campaign's next round's design (:func:`decide`), or None when it stops."""
+    decision = decide(design, runs_table, now, confidence)
+    return None if decision is None else decision.design
+
+
+@dataclass(frozen=True)
 class Lever:
-    """Two ways to narrow a steady-state response's intervals by ``ratio`` (> 1): more
-    replications of the same length, ``replications`` (only the new ones run), or every
-    replication ``longer`` instead of ``length`` (all run again: a run of another length is
-    another configuration), in core-seconds of the cost hint (the program's ``cost``)."""
+    """Two ways to narrow a steady-state response's intervals by ``ratio`` (> 1; at most 1: the
+    target is met): more replications (``replications`` for the configuration that needs the
+    most; only the new ones run), or every replication ``longer`` instead of ``length`` (all
+    run again: a run of another length is another configuration), in core-seconds of the cost
+    hint. ``too_short``: a configuration's runs do not leave their transient (MSER-5's cut at
+    the end of the run's first half), a bias no replication removes."""
 
     target: Target
+    ratio: float
     parameter: str  # the parameter that sets the run's length
     length: float
     warmup: float  # the longest warm-up over the configurations
@@ -206,61 +247,112 @@ class Lever:
     longer: float
     cost_replications: float
     cost_longer: float
+    too_short: bool = False
 
     @property
     def longer_is_cheaper(self) -> bool:
         return self.cost_longer < self.cost_replications
 
 
+def _run_seconds(design: Design, params: dict, name: str, value: float, length: float) -> float:
+    """One run's estimated core-seconds at length ``value`` (the cost hint's; in proportion to
+    the length when the hint does not scale with it: a simulation's work grows with the time
+    it simulates)."""
+    describe = design.describe
+    seconds = describe.estimated_seconds({**params, name: value})
+    if describe.cost is None or name not in describe.cost.per:
+        seconds *= value / length
+    return seconds
+
+
 def run_length(
     design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
 ) -> list[Lever]:
-    """For each unmet target on a steady-state response whose ``length`` is fixed (not a
-    factor) and whose warm-up is measured: the cost of meeting it by more replications against
-    that of longer runs. The variance of a run's mean after the warm-up w falls as 1/(T - w)
-    for a run of length T (Jain 25.5: past the warm-up, the batch-means argument), as it falls
-    as 1/r for r replications; so r' = ceil(r x ratio^2) (the campaign's own rule) against T' =
-    w + (T - w) x ratio^2 with r kept. Each replication pays the warm-up again, a longer run
-    pays it once: the longer the warm-up, the more the longer runs save."""
+    """For each target on a steady-state response whose ``length`` is fixed (not a factor)
+    and whose warm-up is known (measured, or given): the cost of meeting it by more
+    replications against that of longer runs, and whether its runs are too short to leave
+    their transient. The variance of a run's mean after the warm-up w falls as 1/(T - w) for
+    a run of length T (Jain 25.5: past the warm-up, the batch-means argument), as it falls as
+    1/r for r replications; so r' = ceil(r x ratio^2) (the campaign's own rule, per
+    configuration over configurations) against T' = w + (T - w) x ratio^2 with r kept. Each
+    replication pays the warm-up again, a longer run pays it once: the longer the warm-up, the
+    more the longer runs save."""
     by_name = {s.response: s for s in design.analysis.steady}
-    unmet = [
+    asked = [
         x for x in now
-        if not x.met and x.ratio is not None and math.isfinite(x.ratio)
-        and (s := by_name.get(x.target.response)) is not None and s.warmup == "auto"
+        if x.ratio is not None and math.isfinite(x.ratio)
+        and (s := by_name.get(x.target.response)) is not None
         and s.length is not None and s.length not in design.factors
     ]  # fmt: skip
-    if not unmet:
+    if not asked:
         return []
-    with _opened(runs_table, design, confidence) as (_, measured):
-        warmups = {m.settings.response: m for m in measured}
-    describe, r = design.describe, design.most_replications
+    describe, configurations = design.describe, design.configurations
+    counts = {c.config_id: design.replications_for(c.config_id) for c in configurations}
     levers = []
-    for x in unmet:
-        settings = by_name[x.target.response]
-        name = settings.length
-        parameter = describe.parameter(name)
-        length = float(design.fixed.get(name, parameter.default if parameter else math.nan))
-        warm = max((c.warmup for c in warmups[settings.response].configurations), default=0.0)
-        if not math.isfinite(length) or warm >= length:
-            continue
-        more = _grown(r, x.ratio, 10**9)  # what the target needs, whatever max allows
-        longer = warm + (length - warm) * x.ratio**2
-
-        def cost(value: float, name: str = name) -> float:
-            return sum(
-                describe.estimated_seconds({**c.params, name: value}) for c in design.configurations
-            )
-
-        levers.append(
-            Lever(
-                x.target,
-                name,
-                length,
-                warm,
-                more,
-                longer,
-                (more - r) * cost(length),
-                r * cost(longer),
-            )
-        )
+    with _opened(runs_table, design, confidence) as (data, measured):
+        warmups = {m.settings.response: m for m in measured}
+        for x in asked:
+            settings, ratio = by_name[x.target.response], max(1.0, x.ratio or 1.0)
+            name = settings.length
+            parameter = describe.parameter(name)
+            length = float(design.fixed.get(name, parameter.default if parameter else math.nan))
+            auto = settings.warmup == "auto"
+            found = warmups[settings.response].configurations
+            warm = max((c.warmup for c in found), default=0.0) if auto else float(settings.warmup)
+            if not math.isfinite(length) or warm >= length:
+                continue
+            if design.precision is not None and design.precision.over == "configurations":
+                own = _configuration_items(data, x.target, confidence)
+                ratios = {cid: h / a if a > 0 else math.inf for cid, (h, a) in own.items()}
+            else:
+                ratios = dict.fromkeys(counts, ratio)
+            # what the target needs, whatever max allows
+            more = {
+                cid: _grown(r, ratios[cid], 10**9) if ratios.get(cid, math.inf) > 1 else r
+                for cid, r in counts.items()
+            }
+            longer = warm + (length - warm) * ratio**2
+            levers.append(
+                Lever(
+                    x.target, x.ratio, name, length, warm, max(more.values()), longer,
+                    sum((more[c.config_id] - counts[c.config_id])
+                        * _run_seconds(design, c.params, name, length, length)
+                        for c in configurations),
+                    sum(counts[c.config_id] * _run_seconds(design, c.params, name, longer, length)
+                        for c in configurations) if longer > length else 0.0,
+                    too_short=auto and any(c.too_short for c in found),
+                )
+            )  # fmt: skip
     return levers
+
+
+def longer_round(
+    design: Design, runs_table: str, now: list[Reached], confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[Design, Lever] | None:
+    """The round that grows every run instead of the replications, and the lever that sets
+    its length; None when the design gives no ``replications.max_length`` or the runs are
+    that long already. A target whose runs are too short to leave their transient sets it
+    first, at least doubled (MSER-5 searches a run's first half: the transient may last up to
+    T); else the widest unmet target, when every unmet one is a steady-state response with the
+    length (how longer runs narrow another is not known), at its T' and at least what one more
+    replication would add after the warm-up, w + (T - w)(r + 1)/r (so the rounds end). At
+    most ``max_length``."""
+    name, length = design.length_parameter, design.run_length
+    precision = design.precision
+    if name is None or length is None or precision is None or precision.max_length is None:
+        return None
+    levers = [lever for lever in run_length(design, runs_table, now, confidence)
+              if lever.parameter == name]  # fmt: skip
+    if short := [lever for lever in levers if lever.too_short]:
+        lever = max(short, key=lambda lever: lever.ratio)
+        value = max(lever.longer, 2 * length)
+    else:
+        unmet = [x for x in now if not x.met]
+        grows = {lever.target: lever for lever in levers if lever.ratio > 1}
+        if not unmet or any(x.target not in grows for x in unmet):
+            return None
+        lever = max(grows.values(), key=lambda lever: lever.ratio)
+        r = design.replications
+        value = max(lever.longer, lever.warmup + (length - lever.warmup) * (r + 1) / r)
+    longer = design.with_length(min(value, precision.max_length))
+    return (longer, lever) if (longer.run_length or 0) > length else None

@@ -10,7 +10,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from satsweep.analysis import precision
+from satsweep.analysis import AnalysisError, precision
 from satsweep.cli.common import (
     Subparsers,
     add_results_option,
@@ -295,16 +295,21 @@ def _run(args: argparse.Namespace) -> int:
         except (FileNotFoundError, sweep.SweepBusy) as e:
             error("run", e)
             return 2 if isinstance(e, FileNotFoundError) else 1
+        except AnalysisError as e:  # a campaign's round that cannot be analysed: runs kept
+            error("run", f"the campaign's analysis after a round: {e}; the runs are kept")
+            return 1
         except KeyboardInterrupt:
             error("run", "interrupted: the sweep stopped; finished runs are kept")
             return 130
     state = report.state
     where = f"on {_cores(args.cores)}"
+    # a campaign's runs made now, over its rounds (a round that grew the runs made all again)
+    rounds = f" in {len(report.rounds)} rounds" if len(report.rounds) > 1 else ""
     if execution.remote:
         where = f"through --executor {args.executor} ({args.jobs or args.cores} slots)"
     console.print(
         f"[bold]{report.design.study}[/bold]: {len(state.done)}/{state.total} runs done "
-        f"({report.done_now} now, {report.done_before} before), {len(state.failed)} failed, "
+        f"({report.done_now} now{rounds}, {report.done_before} before), {len(state.failed)} failed, "
         f"{state.n_missing} not run; {_duration(report.wall_seconds)} {where}"
     )
     if state.n_missing and state.failed and not args.keep_going:
@@ -315,24 +320,31 @@ def _run(args: argparse.Namespace) -> int:
         )
     for step in report.rounds:
         console.print(
-            f"round r = {step.design.replications_text()}: "
-            + "; ".join(_reached(x) for x in step.reached),
+            f"round {step.design.round_text()}: "
+            + "; ".join(_reached(x) for x in step.reached)
+            + (f"; then longer runs: {step.grown}" if step.grown else ""),
             highlight=False,
+            soft_wrap=True,  # a line a round
         )
     if report.rounds:
-        last = report.rounds[-1]
-        console.print(
-            f"precision met at r = {last.design.replications_text()}, {last.design.n_runs} runs"
-            if last.met
-            else f"precision NOT met: stopped at max = {last.design.most_replications} replications "
-            f"(r = {last.design.replications_text()}, {last.design.n_runs} runs)",
-            highlight=False,
+        last = report.rounds[-1].design
+        longest = last.precision.max_length if last.precision else None
+        most = f"max = {last.most_replications} replications" + (
+            f" and max_length = {longest:g}" if longest is not None else ""
         )
-        if not last.met:  # a steady-state target: longer runs may be the cheaper way
-            for lever in precision.run_length(
-                last.design, str(report.store.runs_table), last.reached
-            ):
-                console.print(_lever(lever), highlight=False)
+        console.print(
+            f"precision met at {last.round_text()}, {last.n_runs} runs"
+            if report.rounds[-1].met
+            else f"precision NOT met: stopped at {most} ({last.round_text()}, {last.n_runs} runs)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        # longer runs may be the cheaper way, or the only one past a transient
+        for lever in precision.run_length(
+            last, str(report.store.runs_table), report.rounds[-1].reached
+        ):
+            if lever.too_short or (lever.ratio > 1 and longest is None):
+                console.print(_lever(lever, longest), highlight=False, soft_wrap=True)
     for run, record in state.failed:
         console.print("[red]failed[/red]", end=" ")
         console.print(_failure(run, record), highlight=False, markup=False)
@@ -438,10 +450,18 @@ def _plan(args: argparse.Namespace) -> int:
             if cost and todo
             else ""
         )
+        longest = design.precision.max_length
+        grow = (
+            f"; runs may grow to {design.length_parameter} = {longest:g}, a round that grows "
+            "them makes every configuration's runs again (the shorter ones are kept, out of "
+            "the tables)"
+            if longest is not None
+            else ""
+        )
         console.print(
             f"precision campaign: this round's {design.n_runs} runs, then rounds until the "
             f"targets are met; at most {most} runs (max = {design.precision.max} per "
-            f"configuration){more}",
+            f"configuration){more}{grow}",
             highlight=False,
         )
     if args.check:
@@ -520,15 +540,27 @@ def _trial(design: Design, run: Run, seconds: float, console: Console) -> str | 
     return None
 
 
-def _lever(lever: precision.Lever) -> str:
-    """What a steady-state target would cost by more replications and by longer runs."""
+def _lever(lever: precision.Lever, longest: float | None) -> str:
+    """What a steady-state target would cost by more replications and by longer runs, and
+    whether its runs leave their transient (``longest``: the campaign's max_length)."""
     name, r = lever.parameter, lever.replications
+    if lever.too_short:
+        grow = (
+            f"replications.max_length above {lever.length:g}"
+            if longest is not None
+            else "replications.max_length"
+        )
+        return (
+            f"  {lever.target.response}: runs of {name} {lever.length:g} too short to leave "
+            f"their transient (a bias more replications do not remove): {grow} lets the "
+            "campaign grow them (docs/steady-state.md)"
+        )
     return (
         f"  {lever.target.response}: warm-up {lever.warmup:g} of {name} {lever.length:g}; "
         f"r = {r} replications would cost ~{lever.cost_replications:.3g} core-s more, "
         f"{name}: {lever.longer:.4g} at the same r ~{lever.cost_longer:.3g} core-s"
-        + (f" (cheaper: set fixed {name}: {lever.longer:.4g} in the design)"
-           if lever.longer_is_cheaper else "")
+        + (f" (cheaper: replications.max_length: {lever.longer:.4g} lets the campaign grow "
+           "the runs)" if lever.longer_is_cheaper else "")
     )  # fmt: skip
 
 
@@ -567,9 +599,11 @@ def _status(args: argparse.Namespace) -> int:
     if design.precision is not None:
         p = design.precision
         console.print(
-            f"{design.study}: precision over {p.over}, r from {p.min} to {p.max}; this round "
-            f"r = {design.replications_text()}",
+            f"{design.study}: precision over {p.over}, r from {p.min} to {p.max}"
+            + (f", {design.length_parameter} up to {p.max_length:g}" if p.max_length else "")
+            + f"; this round {design.round_text()}",
             highlight=False,
+            soft_wrap=True,  # one line for scripts that read it
         )
         if store.runs_table.is_file() and not state.n_missing:
             for x in precision.reached(str(store.runs_table), design):

@@ -257,7 +257,43 @@ def check_analysis(design: Design) -> list[tuple[str, str]]:
                     f"allowed: {', '.join(numeric) or '(none)'}",
                 )
             )
+    if design.precision is not None and design.precision.over == "effects":
+        names = [f for f in settings.factors or design.factors if f != settings.by]
+        if single := [f for f in names if len(design.factors[f]) < 2]:
+            problems.append(("replications.over", f"effects needs factors of two levels or more "
+                             f"(factor {quoted(single[0])} has one); allowed: configurations, or "
+                             "analysis.factors without it"))  # fmt: skip
+    if design.precision is not None and design.precision.max_length is not None:
+        problems += _check_max_length(design, design.precision.max_length)
     return problems
+
+
+def _check_max_length(design: Design, most: float) -> list[tuple[str, str]]:
+    """Problems of ``replications.max_length``: the steady responses name one ``length``
+    parameter, fixed for every configuration (not a factor, not a simulator's own), and
+    ``most`` is a value of it no shorter than the runs' length now."""
+    where = "replications.max_length"
+    lengths = list(dict.fromkeys(s.length for s in design.analysis.steady if s.length))
+    if len(lengths) != 1:
+        said = f"they name {', '.join(lengths)}" if lengths else "none names one"
+        return [(where, f"needs the one parameter that sets a run's length, {said}; allowed: "
+                 "analysis.steady responses with length: <parameter> (one parameter)")]  # fmt: skip
+    name = lengths[0]
+    own = [level for level, s in (design.simulators or {}).items() if name in s.fixed]
+    if name in design.factors or own:
+        how = "a factor" if name in design.factors else f"fixed by simulator {own[0]}"
+        return [(where, f"the run length {name} is {how}; allowed: a length the design fixes "
+                 "for every configuration (fixed:, or the program's default)")]  # fmt: skip
+    parameter = design.describe.parameter(name)
+    value: float | int = int(most) if parameter.type == "int" and most.is_integer() else most
+    problem = _level_problem(parameter, value)
+    if problem is not None:
+        return [(where, problem)]
+    now = design.run_length
+    if now is not None and value < now:
+        return [(where, f"{value:g} is shorter than the runs' {name} {now:g}; allowed: "
+                 f"{now:g} or more")]  # fmt: skip
+    return []
 
 
 def _numeric_factors(design: Design) -> list[str]:

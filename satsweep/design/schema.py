@@ -202,13 +202,17 @@ class Target(BaseModel):
 class Precision(BaseModel):
     """Replications until the confidence intervals are as narrow as asked: at least ``min``, at
     most ``max`` per configuration; ``until`` the targets, applying to every main effect of the
-    analysis (``over: effects``) or to every configuration's mean (``over: configurations``)."""
+    analysis (``over: effects``) or to every configuration's mean (``over: configurations``).
+    ``max_length``: the longest run the campaign may make, in the unit of the steady responses'
+    ``length`` parameter; with it, a round may grow the runs instead of the replications, the
+    cheaper of the two (docs/steady-state.md, "Run length as a lever")."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     min: int = Field(ge=2, le=MAX_REPLICATIONS)
     max: int = Field(ge=2, le=MAX_REPLICATIONS)
     until: list[Target] = Field(min_length=1)
     over: Literal["effects", "configurations"] = "effects"
+    max_length: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -523,6 +527,47 @@ class Design(BaseModel):
         more = {cid: r for cid, r in (of or {}).items() if r > replications}
         return self.model_copy(update={"replications": replications, "replications_of": more})
 
+    def with_length(self, value: float) -> Design:
+        """The same design with its runs of length ``value``, rounded up for an ``int`` length (a
+        round of a precision campaign that grows the runs, :attr:`length_parameter`): other
+        configurations, with ids of their
+        own, in the same order (a configuration's own replications follow it); its file and
+        program kept."""
+        name = self.length_parameter
+        if name is None:
+            raise ValueError(f"study {self.study} has no run length to grow")
+        parameter = self.describe.parameter(name)
+        if parameter is not None and parameter.type == "int":  # 1200, not 1200.0: another id
+            value = math.ceil(value)
+        before = [c.config_id for c in self.iter_configurations()]
+        longer = self.model_copy(update={"fixed": {**self.fixed, name: value}})
+        longer._ids = None  # other parameters: other ids
+        longer.__dict__.pop("configurations", None)
+        after = [c.config_id for c in longer.iter_configurations()]
+        of = dict(zip(before, after, strict=True))
+        return longer.with_replications(
+            self.replications, {of[cid]: r for cid, r in self.replications_of.items() if cid in of}
+        )
+
+    @property
+    def length_parameter(self) -> str | None:
+        """The parameter a precision campaign may grow (``replications.max_length``): the
+        ``length`` of the steady responses (checked to be one, fixed); None without one."""
+        if self.precision is None or self.precision.max_length is None:
+            return None
+        return next((s.length for s in self.analysis.steady if s.length is not None), None)
+
+    @property
+    def run_length(self) -> float | None:
+        """The runs' length in :attr:`length_parameter`'s unit (fixed, else the program's
+        default), None without one."""
+        name = self.length_parameter
+        if name is None:
+            return None
+        parameter = self.describe.parameter(name)
+        value = self.fixed.get(name, parameter.default if parameter is not None else None)
+        return float(value) if isinstance(value, int | float) else None
+
     def replications_for(self, config_id: str) -> int:
         """The replications of one configuration: its own in a round over configurations, else
         ``replications``."""
@@ -538,6 +583,13 @@ class Design(BaseModel):
         configurations have their own."""
         most = self.most_replications
         return f"{self.replications}" + (f"..{most}" if most > self.replications else "")
+
+    def round_text(self) -> str:
+        """A precision campaign's round as a reader is told it: ``r = 5``, with the runs'
+        length when the campaign may grow it (``r = 5, steps = 1200``)."""
+        length = self.run_length
+        said = f", {self.length_parameter} = {length:g}" if length is not None else ""
+        return f"r = {self.replications_text()}{said}"
 
     @property
     def balanced(self) -> bool:

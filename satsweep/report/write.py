@@ -494,8 +494,13 @@ def _precision(store: Store, confidence: float) -> list[Block]:
             "p",
             f"Replications until every {'main effect' if p.over == 'effects' else 'configuration mean'}"
             f"'s {confidence_label(confidence)} half-width is at most the one asked, from "
-            f"{p.min} to {p.max} per configuration (docs/precision.md): r = "
-            f"{design.replications_text()}, {design.n_runs} runs.",
+            f"{p.min} to {p.max} per configuration"
+            + (
+                f", runs of {design.length_parameter} up to {p.max_length:g}"
+                if p.max_length
+                else ""
+            )
+            + f" (docs/precision.md): {design.round_text()}, {design.n_runs} runs.",
         ),
         table(["response", "half-width asked", "widest reached", "target"], rows, "llrl"),
     ]

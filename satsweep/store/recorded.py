@@ -412,13 +412,19 @@ class RecordedDesign(Layout):
 
     def round(self, design: Design) -> Design:
         """A precision campaign's ``design`` at the round this store recorded last (design.json:
-        its r and, over configurations, the configurations' own), within min..max; at min for
-        a store without one; any other design as it is. Where `satsweep run` left a campaign,
-        the Snakefile, its jobs, `plan`, `status` and `submit` take it up."""
+        its r and, over configurations, the configurations' own, within min..max; the runs'
+        length, for a campaign that may grow it, within the design's own..max_length); at min
+        for a store without one; any other design as it is. Where `satsweep run` left a
+        campaign, the Snakefile, its jobs, `plan`, `status` and `submit` take it up."""
         p = design.precision
         if p is None:
             return design
         recorded = (self.recorded() or {}).get("design", {})
+        name, start = design.length_parameter, design.run_length
+        made = (recorded.get("fixed") or {}).get(name) if name is not None else None
+        if isinstance(made, int | float) and not isinstance(made, bool) and start is not None:
+            if start < made and p.max_length is not None:  # a round that grew the runs
+                design = design.with_length(min(made, p.max_length))
 
         def within(r: object) -> int:
             return max(p.min, min(p.max, r)) if isinstance(r, int) else p.min

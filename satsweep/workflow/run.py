@@ -67,6 +67,8 @@ class Round:
 
     design: Design
     reached: list[precision.Reached]
+    done_before: int = 0  # its runs in the store before the command
+    grown: str = ""  # why the next round grows the runs, when it does
 
     @property
     def met(self) -> bool:
@@ -515,17 +517,26 @@ def run(
             return _run_once(design, store, results_path, cores, keep_going, on_progress,
                              poll_seconds, execution, warn, start, lock, before)  # fmt: skip
         # rounds until the targets
-        rounds = []
+        rounds: list[Round] = []
+        made = 0  # runs made by the rounds before this one
         while this_round is not None:
             report = _run_once(this_round, store, results_path, cores, keep_going, on_progress,
                                poll_seconds, execution, warn, start, lock, before)  # fmt: skip
+            if rounds:  # "before": before this command, not before this round
+                made += report.done_now
+                report.done_now, report.done_before = made, rounds[0].done_before
+            else:
+                made = report.done_now
             before = None  # the next round's runs are other runs
             if not report.ok:
+                report.rounds = rounds
                 return report
             now = precision.reached(str(store.runs_table), this_round)
-            rounds.append(Round(this_round, now))
+            decision = precision.decide(this_round, str(store.runs_table), now)
+            why = decision.why if decision is not None else ""
+            rounds.append(Round(this_round, now, report.done_before, why))
             report.rounds = rounds
-            this_round = precision.next_round(this_round, str(store.runs_table), now)
+            this_round = decision.design if decision is not None else None
         return report
 
 
