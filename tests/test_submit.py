@@ -428,7 +428,9 @@ def test_a_campaign_that_grows_its_runs_through_ray_gives_the_local_rounds(ray_c
     assert grown[0] == "60" and int(grown[1]) > 60, proc.stderr[-3000:]
     assert "precision met at r = " in proc.stderr
     assert rows(results) == rows(local) and {r[2] for r in rows(results)} == {int(grown[1])}
-    made = sorted(p.parent.name for p in (results / "ar1-run-length" / "runs").glob("*/r1.record.json"))
+    made = sorted(
+        p.parent.name for p in (results / "ar1-run-length" / "runs").glob("*/r1.record.json")
+    )
     assert made == sorted(
         p.parent.name for p in (local / "ar1-run-length" / "runs").glob("*/r1.record.json")
     )
