@@ -106,7 +106,7 @@ def test_replications_at_max_then_the_runs_grow_up_to_max_length(tmp_path: Path,
     assert _steps(tmp_path / "results", "bounded") == [(90, 6)]
 
 
-def test_the_store_gives_the_recorded_length_within_max_length(tmp_path: Path) -> None:
+def test_the_store_gives_the_recorded_length_within_max_length(tmp_path: Path, capsys) -> None:
     """`plan`, `status`, the Snakefile's jobs take a campaign up at design.json's length; a
     max_length lowered since bounds it (those runs are then to be made)."""
     results = tmp_path / "results"
@@ -118,6 +118,9 @@ def test_the_store_gives_the_recorded_length_within_max_length(tmp_path: Path) -
     design = store.round(store.bind(load_design(lowered)))
     assert design.run_length == 75 and design.fixed["steps"] == 75
     assert store.state(design).n_missing == 6
+    code, out, _ = run_cli(capsys, "plan", lowered, "--results", results)
+    assert code == 0 and "6 to run; fixed: --phi=0.9 --steps=75" in " ".join(out.split())
+    assert "runs may grow to steps = 75" in " ".join(out.split())
 
 
 def test_a_round_over_configurations_keeps_each_configurations_replications() -> None:

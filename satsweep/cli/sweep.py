@@ -450,14 +450,21 @@ def _plan(args: argparse.Namespace) -> int:
             if cost and todo
             else ""
         )
-        longest = design.precision.max_length
-        grow = (
-            f"; runs may grow to {design.length_parameter} = {longest:g}, a round that grows "
-            "them makes every configuration's runs again (the shorter ones are kept, out of "
-            "the tables)"
-            if longest is not None
-            else ""
-        )
+        longest, length = design.precision.max_length, design.run_length
+        grow = ""
+        if longest is not None and length:
+            # a round at the longest: every configuration at max, each run longest/length
+            # times this one's (the cost hint's proportion)
+            dearest = (
+                f", up to {_duration(cost / todo * most * longest / length)} a round at that length"
+                if cost and todo
+                else ""
+            )
+            grow = (
+                f"; runs may grow to {design.length_parameter} = {longest:g}{dearest}, a round "
+                "that grows them makes every configuration's runs again (the shorter ones are "
+                "kept, out of the tables)"
+            )
         console.print(
             f"precision campaign: this round's {design.n_runs} runs, then rounds until the "
             f"targets are met; at most {most} runs (max = {design.precision.max} per "

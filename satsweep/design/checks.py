@@ -285,6 +285,8 @@ def _check_max_length(design: Design, most: float) -> list[tuple[str, str]]:
         return [(where, f"the run length {name} is {how}; allowed: a length the design fixes "
                  "for every configuration (fixed:, or the program's default)")]  # fmt: skip
     parameter = design.describe.parameter(name)
+    if parameter is None:  # analysis.steady's own check names it
+        return []
     value: float | int = int(most) if parameter.type == "int" and most.is_integer() else most
     problem = _level_problem(parameter, value)
     if problem is not None:

@@ -530,9 +530,8 @@ class Design(BaseModel):
     def with_length(self, value: float) -> Design:
         """The same design with its runs of length ``value``, rounded up for an ``int`` length (a
         round of a precision campaign that grows the runs, :attr:`length_parameter`): other
-        configurations, with ids of their
-        own, in the same order (a configuration's own replications follow it); its file and
-        program kept."""
+        configurations, with ids of their own, in the same order (a configuration's own
+        replications follow it); its file and program kept."""
         name = self.length_parameter
         if name is None:
             raise ValueError(f"study {self.study} has no run length to grow")

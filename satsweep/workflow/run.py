@@ -529,7 +529,6 @@ def run(
                 made = report.done_now
             before = None  # the next round's runs are other runs
             if not report.ok:
-                report.rounds = rounds
                 return report
             now = precision.reached(str(store.runs_table), this_round)
             decision = precision.decide(this_round, str(store.runs_table), now)
