@@ -6,6 +6,7 @@ AR(1) toy (docs/examples/ar1.py), whose short runs are half warm-up."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -121,6 +122,13 @@ def test_the_store_gives_the_recorded_length_within_max_length(tmp_path: Path, c
     code, out, _ = run_cli(capsys, "plan", lowered, "--results", results)
     assert code == 0 and "6 to run; fixed: --phi=0.9 --steps=75" in " ".join(out.split())
     assert "runs may grow to steps = 75" in " ".join(out.split())
+    # a design.json edited by hand: a length past max_length is bounded, one that is no
+    # number (or shorter than the design's own) is the design's own
+    recorded = json.loads(store.design_file.read_text())
+    for made, length in ((10**12, 75), ("long", 60), (True, 60), (-5, 60)):
+        recorded["design"]["fixed"]["steps"] = made
+        store.design_file.write_text(json.dumps(recorded))
+        assert store.round(store.bind(load_design(lowered))).run_length == length, made
 
 
 def test_a_round_over_configurations_keeps_each_configurations_replications() -> None:
