@@ -1,7 +1,7 @@
 """A design that crosses simulators (``simulators:``, docs/designs.md): the factor
 ``simulator`` whose levels are programs, each run made by its own program and recorded as its
 own, analysed and reported as any factor; programs that disagree on a design parameter
-refused in one line; a crossed store verified in place, its archive refused.
+refused in one line; a crossed store verified in place and from its archive.
 
 The two simulators are the contract's M/M/1 example (docs/examples/mm1.py, its service fixed
 to exponential) and tests/programs/md1.py, the same queue with deterministic service: by
@@ -10,6 +10,7 @@ effect is known before the runs."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -111,20 +112,58 @@ def test_report_draws_the_simulators_side_by_side(crossed: Path, capsys) -> None
     assert (crossed / "queues" / "report" / "mean_wait-interactions.png").stat().st_size > 0
 
 
-def test_a_crossed_store_verifies_in_place_and_refuses_an_archive(
-    crossed: Path, tmp_path: Path, capsys
-) -> None:
+def test_a_crossed_store_verifies_in_place(crossed: Path, capsys) -> None:
     code, out, err = run_cli(capsys, "status", "queues", "--results", crossed)
     assert code == 0 and "12 done" in out, out + err
     assert "other build" not in out + err  # each run's identity is one of its simulators'
     code, out, err = run_cli(capsys, "verify", "queues", "--results", crossed, "--sample", 4)
     assert code == 0, out + err
     assert out.count(": reproduced") == 4 and "environment:" not in out
-    code, out, err = run_cli(
-        capsys, "archive", "queues", "--results", crossed, "--output", tmp_path / "q.tar.gz"
-    )
-    assert code == 2 and not (tmp_path / "q.tar.gz").exists()
-    assert err.count("\n") == 1 and "crosses simulators (mm1, md1)" in err
+
+
+def test_a_crossed_archive_carries_every_program_and_verifies_without_them(
+    tmp_path: Path, capsys
+) -> None:
+    """The design beside copies of both programs: the archive holds the design file and each
+    simulator's program (program.json: their kinds and versions by simulator); with the
+    folder gone, `verify ARCHIVE` reruns every run from the archived programs, each by its
+    own. A program.json whose simulators were taken out is refused in one line."""
+    import shutil
+    import tarfile
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for program in (MM1, MD1):
+        shutil.copy2(program, folder / program.name)
+    text = CROSSED.replace(str(MM1), "./mm1.py").replace(str(MD1), "./md1.py")
+    results = stored_study(folder, text.replace("customers: 3000", "customers: 300"))
+    target = tmp_path / "q.tar.gz"
+    code, out, err = run_cli(capsys, "archive", "queues", "--results", results, "-o", target)
+    assert code == 0, err
+    with tarfile.open(target) as tar:
+        names = set(tar.getnames())
+        record = json.load(tar.extractfile("queues/program.json"))
+    assert {"queues/source/mm1.py", "queues/source/md1.py", "queues/source/queues.yaml"} <= names
+    assert record["kind"] == "crossed" and set(record["simulators"]) == {"mm1", "md1"}
+    assert record["simulators"]["md1"]["kind"] == "file"
+    assert record["simulators"]["mm1"]["sha256"] == Program.at(MM1).sha256
+    shutil.rmtree(folder)
+    code, out, err = run_cli(capsys, "verify", target)
+    assert code == 0, out + err
+    assert out.count(": reproduced") == 12 and "12 of 12 runs reproduce exactly" in out
+
+    # the same archive with program.json's simulators taken out
+    bad = tmp_path / "bad.tar.gz"
+    with tarfile.open(target) as tar, tarfile.open(bad, "w:gz") as out_tar:
+        for member in tar.getmembers():
+            data = tar.extractfile(member).read() if member.isfile() else None
+            if member.name == "queues/program.json":
+                data = json.dumps({**record, "simulators": None}).encode()
+                member.size = len(data)
+            out_tar.addfile(member, io.BytesIO(data) if data is not None else None)
+    code, out, err = run_cli(capsys, "verify", bad)
+    assert code == 2 and "program.json: simulators: allowed: an object" in err, out + err
+    assert err.count("error:") == 1 and "Traceback" not in err
 
 
 #: A copy of mm1 whose description changes one thing (Python run after its import).

@@ -5,6 +5,8 @@ The archive is a tar.gz of one folder, ``<study>/``::
 
     design.json       the design of the runs, the program's path, sha256 and --describe
     program.json      the program's name, version, path, sha256 and --describe, on their own
+                      (a crossed design's: each simulator's kind, versions, path and sha256
+                      under ``simulators``)
     runs.parquet, <table>.parquet, compaction.json   the store's compacted tables
     design.yaml       the design file the study was run from, when it is still there
     environment.txt   the Python packages installed where the archive was made, one
@@ -131,9 +133,18 @@ def _inside(path: Path, root: Path, real_root: Path) -> str | None:
     return None
 
 
+def _programs(design: Design) -> dict[str | None, tuple[str, dict[str, Any]]]:
+    """Each program of the design by its simulator's level (None: the design's one program):
+    its spec and its adapter's options."""
+    if design.simulators is None:
+        return {None: (str(design.program), design.adapter_options)}
+    return {level: (s.program, s.adapter_options) for level, s in design.simulators.items()}
+
+
 def _sources(recorded: dict[str, Any], design: Design, warn: Callable[[str], None]) -> _Sources:
     """The design file and the program's files (:func:`~satsweep.engine.program.program_files`)
-    for ``source/`` (see the module); what cannot be archived is named through ``warn``."""
+    for ``source/`` (see the module), a crossed design's every program's; what cannot be
+    archived is named through ``warn``."""
     from satsweep.engine import ProgramError
     from satsweep.engine.adapters import adapter
     from satsweep.engine.program import file_sha256, program_files
@@ -143,20 +154,24 @@ def _sources(recorded: dict[str, Any], design: Design, warn: Callable[[str], Non
         warn("the store records no design file: the archive holds none of the program")
         return out
     source = Path(recorded["source"])
-    try:
-        found = program_files(design.program, source.parent, design.adapter_options)
-    except ProgramError as e:
-        warn(f"program: {e}: the archive holds none of the program")
-        found = None
-    kind = (
-        "installed" if found is not None and found.installed
-        else design.program if adapter(design.program) is not None
-        else "file"
-    )  # fmt: skip
-    main = found.main if found is not None else None
-    root = Path(os.path.commonpath([source.parent, main.parent])) if main else source.parent
+    founds, kinds = {}, {}
+    for level, (spec, options) in _programs(design).items():
+        try:
+            found = program_files(spec, source.parent, options)
+        except ProgramError as e:
+            warn(f"program: {e}: the archive holds none of " + (
+                 f"simulator {level}'s program" if level else "the program"))  # fmt: skip
+            found = None
+        founds[level] = found
+        kinds[level] = (
+            "installed" if found is not None and found.installed
+            else spec if adapter(spec) is not None
+            else "file"
+        )  # fmt: skip
+    mains = [found.main for found in founds.values() if found is not None and found.main]
+    root = Path(os.path.commonpath([source.parent, *(main.parent for main in mains)]))
     real_root = root.resolve()
-    notes = list(found.notes) if found is not None else []
+    notes = [note for found in founds.values() if found is not None for note in found.notes]
     for note in notes:
         warn(note)
     left_out: list[dict[str, str]] = []
@@ -175,27 +190,31 @@ def _sources(recorded: dict[str, Any], design: Design, warn: Callable[[str], Non
 
     # a design file that is gone is no loss: design.json holds the design
     kept = keep([source]) if source.is_file() else {}
-    program = keep(found.files if found is not None else ())
+    program = keep(path for found in founds.values() if found is not None for path in found.files)
     size = sum(path.stat().st_size for path in program.values())
     if size > MAX_PROGRAM_BYTES:
         why = f"the program's {len(program)} files are {size} bytes, over {MAX_PROGRAM_BYTES}"
-        warn(f"{main}: left out of the archive with its files: {why} (MAX_PROGRAM_BYTES)")
+        warn(f"{', '.join(map(str, mains))}: left out of the archive with its files: {why} "
+             "(MAX_PROGRAM_BYTES)")  # fmt: skip
         left_out += [{"path": str(path), "why": why} for path in program.values()]
         program = {}
     kept.update(program)
     builds = []
-    for step in found.builds if found is not None and program else ():
-        if not (step.folder.is_relative_to(root) and step.makes.is_relative_to(root)):
-            warn(f"{step.makes}: its build step ({' '.join(step.command)}) is outside {root}: "
-                 "left out")  # fmt: skip
-            left_out.append({"path": str(step.makes), "why": f"built outside {root}"})
-            continue
-        builds.append({"folder": step.folder.relative_to(root).as_posix(),
-                       "command": list(step.command),
-                       "makes": step.makes.relative_to(root).as_posix()})  # fmt: skip
+    for level, found in founds.items():
+        for step in found.builds if found is not None and program else ():
+            if not (step.folder.is_relative_to(root) and step.makes.is_relative_to(root)):
+                warn(f"{step.makes}: its build step ({' '.join(step.command)}) is outside "
+                     f"{root}: left out")  # fmt: skip
+                left_out.append({"path": str(step.makes), "why": f"built outside {root}"})
+                continue
+            builds.append({"folder": step.folder.relative_to(root).as_posix(),
+                           "command": list(step.command),
+                           "makes": step.makes.relative_to(root).as_posix(),
+                           **({"simulator": level} if level is not None else {})})  # fmt: skip
     out.files = [(f"{SOURCE}/{name}", path) for name, path in kept.items()]
+    versions = {level: dict(f.versions) if f is not None else {} for level, f in founds.items()}
     out.record = {
-        "kind": kind,
+        "kind": kinds[None] if None in kinds else "crossed",
         "design": source.relative_to(root).as_posix(),
         "files": [
             {"path": name, "size": path.stat().st_size, "sha256": file_sha256(path)}
@@ -204,7 +223,22 @@ def _sources(recorded: dict[str, Any], design: Design, warn: Callable[[str], Non
         "builds": builds,
         "left_out": left_out,
         "notes": notes,
-        "versions": dict(found.versions) if found is not None else {},
+        "versions": versions[None] if None in versions else {},
+        # a crossed design's programs: each one's kind and versions, by simulator
+        **(
+            {
+                "simulators": {
+                    level: {
+                        "kind": kinds[level],
+                        "versions": versions[level],
+                        **(recorded.get("simulators") or {}).get(level, {}),
+                    }
+                    for level in founds
+                }
+            }
+            if None not in founds
+            else {}
+        ),  # fmt: skip
     }
     return out
 
@@ -265,12 +299,6 @@ def write_archive(
         raise StoreError(f"{store.root} has no recorded design (design.json): nothing to archive")
     if not store.runs_table.is_file():
         raise StoreError(f"study '{store.study}' has no finished runs ({store.runs_table})")
-    if design.simulators is not None:  # program.json holds one program
-        raise StoreError(
-            f"study '{store.study}' crosses simulators ({', '.join(design.simulators)}), and an "
-            "archive holds one program; allowed: a study of one program (a crossed study is "
-            f"verified in place: satsweep verify {store.study})"
-        )
     files = _store_files(store, design)
     source = Path(recorded["source"]) if recorded.get("source") else None
     sources = _sources(recorded, design, warn)
@@ -331,22 +359,32 @@ def unpack_program(store: Store, log: Callable[[str], None] = lambda line: None)
     for key in ("files", "builds", "left_out"):
         if not all(isinstance(item, dict) for item in record.get(key) or []):
             raise StoreError(f"{path}: {key}: allowed: a list of objects, as archive writes it")
-    archived = record.get("versions") or {}
-    if not isinstance(archived, dict):
-        raise StoreError(f"{path}: versions: allowed: an object, as archive writes it")
-    here = program_versions(design.program)
-    if record["kind"] == "installed" and archived.get("satsweep") != here["satsweep"]:
-        commit = archived.get("satsweep_commit")
-        raise StoreError(
-            f"{path}: the program '{design.program}' is the one satsweep "
-            f"{archived.get('satsweep')} installs{f' (git commit {commit})' if commit else ''}, "
-            f"and this is satsweep {here['satsweep']}; allowed: verify where satsweep "
-            f"{archived.get('satsweep')} is installed"
-            + (f" (./setup.sh in a checkout of {commit})" if commit else "")
-        )
-    for name, value in archived.items():
-        if name in here and here[name] != value:
-            log(f"note: {name} {value} where the archive was made, {here[name]} here")
+    programs = _programs(design)
+    # a crossed design's programs each with its own kind and versions
+    members = record.get("simulators") if design.simulators is not None else {None: record}
+    if not isinstance(members, dict):
+        raise StoreError(f"{path}: simulators: allowed: an object, as archive writes it")
+    said = set()
+    for level, (spec, _) in programs.items():
+        member = members.get(level)
+        archived = member.get("versions") or {} if isinstance(member, dict) else None
+        if not isinstance(archived, dict):
+            where = f"simulators.{level}" if level is not None else "versions"
+            raise StoreError(f"{path}: {where}: allowed: an object, as archive writes it")
+        here = program_versions(spec)
+        if member.get("kind") == "installed" and archived.get("satsweep") != here["satsweep"]:
+            commit = archived.get("satsweep_commit")
+            raise StoreError(
+                f"{path}: the program '{spec}' is the one satsweep "
+                f"{archived.get('satsweep')} installs{f' (git commit {commit})' if commit else ''}, "
+                f"and this is satsweep {here['satsweep']}; allowed: verify where satsweep "
+                f"{archived.get('satsweep')} is installed"
+                + (f" (./setup.sh in a checkout of {commit})" if commit else "")
+            )
+        for name, value in archived.items():
+            if name in here and here[name] != value and (name, value) not in said:
+                said.add((name, value))
+                log(f"note: {name} {value} where the archive was made, {here[name]} here")
     for item in record.get("left_out") or []:
         log(f"note: {item.get('path')} was left out of the archive ({item.get('why')})")
     for note in record.get("notes") or []:
@@ -366,8 +404,12 @@ def unpack_program(store: Store, log: Callable[[str], None] = lambda line: None)
         folder = _within(source, step.get("folder") or ".", f"{path}: builds")
         makes = _within(source, step.get("makes"), f"{path}: builds")
         log(f"building {SOURCE}/{step.get('makes')}: {' '.join(map(str, command))}")
+        spec = programs.get(step.get("simulator"), (None,))[0]  # a crossed design's: its own
+        if spec is None:
+            raise StoreError(f"{path}: builds: simulator {step.get('simulator')!r} is not one "
+                             f"of the design's; allowed: {', '.join(map(str, programs))}")  # fmt: skip
         try:
-            build_unpacked(design.program, BuildStep(folder, tuple(map(str, command)), makes))
+            build_unpacked(spec, BuildStep(folder, tuple(map(str, command)), makes))
         except ProgramError as e:
             raise StoreError(f"{path}: {e}") from None
     return _within(source, record.get("design"), f"{path}: design").parent
