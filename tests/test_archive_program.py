@@ -226,6 +226,33 @@ def test_an_omnetpp_study_names_its_ini_files_ned_files_and_library_sources(tmp_
     assert found.notes == ()
 
 
+def test_a_study_beside_the_design_s_folder_is_archived_not_left_out(tmp_path):
+    """A design in sweeps/ naming ../study/omnetpp.ini (as sweeps/goyal98-quick.yaml names
+    ../omnetpp/goyal98/omnetpp.ini): source/ is rooted at the folder above both, so the ini,
+    its declaration and its sources are held, none left out (the adapter gives the ini's path
+    through "..": compared as written, the design's folder had looked like their root)."""
+    from satsweep.design import Design
+    from satsweep.store.archive import _sources
+
+    study = tmp_path / "study"
+    (study / "src").mkdir(parents=True)
+    (tmp_path / "sweeps").mkdir()
+    (study / "omnetpp.ini").write_text("[Config Run]\nnetwork = Net\n")
+    (study / "satsweep.yaml").write_text(OMNETPP_DECLARATION)
+    (study / "Net.ned").write_text("network Net {}\n")
+    (tmp_path / "sweeps" / "s.yaml").write_text("study: s\n")
+    design = Design.model_validate({
+        "study": "s", "program": "omnetpp", "factors": {"x": [1, 2]}, "replications": 1,
+        "ini": "../study/omnetpp.ini", "config": "Run",
+    })  # fmt: skip
+    warned: list[str] = []
+    held = _sources({"source": str(tmp_path / "sweeps" / "s.yaml")}, design, warned.append)
+    names = sorted(name for name, _ in held.files)
+    assert names == ["source/study/Net.ned", "source/study/omnetpp.ini",
+                     "source/study/satsweep.yaml", "source/sweeps/s.yaml"], warned  # fmt: skip
+    assert held.record["design"] == "sweeps/s.yaml" and held.record["left_out"] == []
+
+
 #: docs/omnetpp.md's walkthrough "Bring your own OMNeT++ study": its declaration's summary.
 BYO = (REPO / "docs" / "omnetpp.md").read_text().split("## Bring your own OMNeT++ study")[1]
 SUMMARY = re.findall(r"```yaml\n(.*?)```", BYO, flags=re.DOTALL)[0]

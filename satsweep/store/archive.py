@@ -168,7 +168,9 @@ def _sources(recorded: dict[str, Any], design: Design, warn: Callable[[str], Non
             else spec if adapter(spec) is not None
             else "file"
         )  # fmt: skip
-    mains = [found.main for found in founds.values() if found is not None and found.main]
+    # normalized: an ini reached through ".." (../omnetpp/goyal98/omnetpp.ini) is beside the
+    # design's folder, not under it
+    mains = [Path(os.path.abspath(f.main)) for f in founds.values() if f is not None and f.main]
     root = Path(os.path.commonpath([source.parent, *(main.parent for main in mains)]))
     real_root = root.resolve()
     notes = [note for found in founds.values() if found is not None for note in found.notes]
