@@ -105,6 +105,31 @@ def test_verify_names_the_fields_and_the_binary_that_differ(toy: Path, capsys) -
     assert snapshot(toy / "toy") == before
 
 
+def test_verify_of_a_program_declaring_more_compares_what_the_runs_have(toy: Path, capsys) -> None:
+    """The program's next version declares a parameter and a table column more, whose
+    defaults change nothing (as satnet 0.3.0's readings against 0.2.0's runs): the stored runs
+    have no such columns, so they are named as not compared, not counted as differences, and
+    every run reproduces; the new version is named in the environment."""
+    program = toy.parent / "mm1.py"
+    original = toy.parent / "v1"
+    original.mkdir()
+    (original / "mm1.py").write_text(program.read_text())
+    program.write_text(
+        "#!/usr/bin/env python3\nimport sys\n"
+        f"sys.path.insert(0, {str(original)!r})\nimport mm1\n"
+        "mm1.DESCRIPTION['version'] = '1.1'\n"
+        "mm1.PARAMETERS.append({'name': 'trace', 'type': 'bool', 'default': False, "
+        "'help': 'a reading added later'})\n"
+        "mm1.DESCRIPTION['tables']['waits'].append({'name': 'server', 'type': 'int'})\n"
+        "sys.exit(mm1.main(sys.argv[1:]))\n"
+    )
+    code, out, err = main(capsys, "verify", "toy", "--results", toy)
+    assert code == 0, out + err
+    assert out.count(": reproduced") == 8 and "DIFFERS" not in out
+    assert "not compared: trace, waits.server (the stored runs have no such column" in out
+    assert "environment: program_version: the runs record 1.0; now 1.1" in out
+
+
 def test_archive_holds_the_study_and_verify_reruns_from_it(toy: Path, capsys) -> None:
     before = snapshot(toy / "toy")
     target = toy.parent / "out" / "toy-archive.tar.gz"

@@ -138,6 +138,10 @@ def _say(result: Verification, study: str) -> None:
     if result.unchecked:
         print(f"not compared: {', '.join(result.unchecked)} (measurements of the machine: "
               "the program declares them reproducible: false)")  # fmt: skip
+    if result.added:
+        print(f"not compared: {', '.join(result.added)} (the stored runs have no such column: "
+              "the program now declares more than when they were made; "
+              "environment: program_version above, when it changed)")  # fmt: skip
     for problem in result.completeness:
         print(f"incomplete: {problem}")
     same = sum(c.reproduced for c in result.checks)

@@ -53,6 +53,9 @@ class Check:
     run: int
     differences: list[tuple[str, Any, Any]] = field(default_factory=list)
     failure: str | None = None
+    #: the fields the rerun has and the stored tables have not (a program that now declares
+    #: a parameter or a field more): not compared
+    added: list[str] = field(default_factory=list)
 
     @property
     def reproduced(self) -> bool:
@@ -77,6 +80,8 @@ class Verification:
     #: The fields left uncompared: declared ``reproducible: false`` (``table.column`` for a
     #: table's), measurements of the machine rather than of the model.
     unchecked: list[str] = field(default_factory=list)
+    #: The fields the reruns have and the stored tables have no column for (:attr:`Check.added`).
+    added: list[str] = field(default_factory=list)
 
     @property
     def reproduced(self) -> bool:
@@ -176,9 +181,14 @@ def completeness(store: Store, design: Design) -> list[str]:
     return problems
 
 
-def _compare(stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str]) -> list:
-    """The fields of two rows whose values differ: (field, stored, rerun)."""
-    names = [k for k in dict.fromkeys([*stored, *rerun]) if k not in skip]
+def _compare(
+    stored: dict[str, Any], rerun: dict[str, Any], skip: Sequence[str], added: list[str]
+) -> list:
+    """The fields of two rows whose values differ: (field, stored, rerun). A field of the
+    rerun that the stored row has no column for (not one holding NULL) cannot be compared: it
+    goes to ``added`` instead."""
+    added += [k for k in rerun if k not in stored and k not in skip and k not in added]
+    names = [k for k in stored if k not in skip]
     return [
         (k, stored.get(k), rerun.get(k)) for k in names if not _same(stored.get(k), rerun.get(k))
     ]
@@ -205,7 +215,9 @@ def _check(
     rerun = rows_table(design, [scratch.stored_row(run)]).to_pylist()[0]
     # a field the program declares a measurement of its machine differs on every rerun
     describe = design.describe
-    differences = _compare(row, rerun, [*PROVENANCE_COLUMNS, *describe.not_reproducible()])
+    added: list[str] = []
+    skip = [*PROVENANCE_COLUMNS, *describe.not_reproducible()]
+    differences = _compare(row, rerun, skip, added)
     for table in describe.tables:
         skip = [*TABLE_KEY_COLUMNS, *describe.not_reproducible(table)]
         mine = _rows(scratch.run_file(run, f".{table}.parquet"))
@@ -213,9 +225,13 @@ def _check(
         if len(mine) != len(theirs):
             differences.append((f"{table}: rows", len(theirs), len(mine)))
             continue
+        new: list[str] = []
         for i, (a, b) in enumerate(zip(theirs, mine, strict=True)):
-            differences += [(f"{table}[{i}].{name}", x, y) for name, x, y in _compare(a, b, skip)]
-    return Check(cid, k, run.run, differences)
+            differences += [
+                (f"{table}[{i}].{name}", x, y) for name, x, y in _compare(a, b, skip, new)
+            ]
+        added += [f"{table}.{name}" for name in new]
+    return Check(cid, k, run.run, differences, added=added)
 
 
 def verify(
@@ -285,4 +301,5 @@ def verify(
         *describe.not_reproducible(),
         *(f"{t}.{c}" for t in describe.tables for c in describe.not_reproducible(t)),
     ]
-    return Verification(checks, seed, environment, problems, unchecked)
+    added = list(dict.fromkeys(name for check in checks for name in check.added))
+    return Verification(checks, seed, environment, problems, unchecked, added)
