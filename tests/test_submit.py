@@ -437,32 +437,42 @@ def test_a_campaign_that_grows_its_runs_through_ray_gives_the_local_rounds(ray_c
     assert len(made) == 4  # two configurations of 60 steps, two of the grown length
 
 
-@pytest.mark.ray
-@pytest.mark.slow
-def test_a_crossed_design_through_ray_gives_each_run_from_its_own_program(ray_cluster, tmp_path):
-    """tests/test_crossed.py's design (the M/M/1 and M/D/1 programs as the levels of the factor
-    simulator) through the Ray executor: each job runs each of its runs with its simulator's
-    program, and the rows are those of the local executor, program and sha256 included."""
+def crossed_rows(results: Path) -> list[tuple]:
+    """A crossed store's runs: key, simulator, program and its sha256, the response."""
+    runs = results / "queues" / "runs.parquet"
+    return duckdb.sql(
+        "SELECT config_id, replication, simulator, program, program_sha256, mean_wait "
+        f"FROM '{runs}' ORDER BY ALL"
+    ).fetchall()
+
+
+@pytest.fixture(scope="module")
+def crossed(tmp_path_factory) -> tuple[Path, list[tuple]]:
+    """tests/test_crossed.py's design (the M/M/1 and M/D/1 programs as the levels of the
+    factor simulator), run locally: its file and rows."""
     from tests.test_crossed import CROSSED
 
-    design = tmp_path / "queues.yaml"
+    folder = tmp_path_factory.mktemp("crossed")
+    design = folder / "queues.yaml"
     design.write_text(CROSSED)
+    assert cli.main(["run", str(design), "--results", str(folder / "r"), "--cores", "2"]) == 0
+    rows = crossed_rows(folder / "r")
+    assert {r[2] for r in rows} == {"mm1", "md1"} and all(r[2] == r[3] for r in rows)
+    return design, rows
 
-    def rows(results: Path) -> list[tuple]:
-        runs = results / "queues" / "runs.parquet"
-        return duckdb.sql(
-            f"SELECT config_id, replication, simulator, program, program_sha256, mean_wait "
-            f"FROM '{runs}' ORDER BY ALL"
-        ).fetchall()
 
-    local = tmp_path / "local"
-    assert cli.main(["run", str(design), "--results", str(local), "--cores", "2"]) == 0
+@pytest.mark.ray
+@pytest.mark.slow
+def test_a_crossed_design_through_ray_gives_each_run_from_its_own_program(
+    ray_cluster, crossed, tmp_path
+):
+    """Each job runs each of its runs with its simulator's program: the local rows, program
+    and sha256 included."""
+    design, local = crossed
     proc = ray_run(ray_cluster, design, tmp_path / "ray", "--jobs", "2", timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "12/12 runs done" in proc.stderr and "--executor ray" in proc.stderr
-    made = rows(tmp_path / "ray")
-    assert made == rows(local) and {r[2] for r in made} == {"mm1", "md1"}
-    assert all(r[2] == r[3] for r in made)  # each run by its simulator's program
+    assert crossed_rows(tmp_path / "ray") == local
 
 
 @pytest.mark.cluster
@@ -481,29 +491,16 @@ def test_a_precision_campaign_through_submit_gives_the_local_rounds(slurm, campa
 
 @pytest.mark.cluster
 @pytest.mark.slow
-def test_a_crossed_design_through_submit_gives_the_local_rows(slurm, tmp_path):
-    """The crossed design of tests/test_crossed.py as one Slurm job: each run from its
-    simulator's program, the rows of the local executor."""
-    from tests.test_crossed import CROSSED
-
-    design = tmp_path / "queues.yaml"
-    design.write_text(CROSSED)
-
-    def rows(results: Path) -> list[tuple]:
-        runs = results / "queues" / "runs.parquet"
-        return duckdb.sql(
-            f"SELECT config_id, replication, simulator, program_sha256, mean_wait FROM '{runs}' "
-            "ORDER BY ALL"
-        ).fetchall()
-
-    local = tmp_path / "local"
-    assert cli.main(["run", str(design), "--results", str(local), "--cores", "2"]) == 0
+def test_a_crossed_design_through_submit_gives_the_local_rows(slurm, crossed, tmp_path):
+    """The crossed design as one Slurm job: each run from its simulator's program, the rows
+    of the local executor."""
+    design, local = crossed
     results = tmp_path / "results"
     job_id = cli_submit(design, results, "--nodes", "1")
     assert wait_job(job_id) == "COMPLETED"
     output = (results / "queues" / "slurm" / f"{job_id}.out").read_text()
     assert "12/12 runs done" in output, output[-3000:]
-    assert rows(results) == rows(local) and {r[2] for r in rows(results)} == {"mm1", "md1"}
+    assert crossed_rows(results) == local
 
 
 @pytest.mark.parametrize(
