@@ -152,18 +152,24 @@ def test_a_crossed_archive_carries_every_program_and_verifies_without_them(
     assert code == 0, out + err
     assert out.count(": reproduced") == 12 and "12 of 12 runs reproduce exactly" in out
 
-    # the same archive with program.json's simulators taken out
-    bad = tmp_path / "bad.tar.gz"
-    with tarfile.open(target) as tar, tarfile.open(bad, "w:gz") as out_tar:
-        for member in tar.getmembers():
-            data = tar.extractfile(member).read() if member.isfile() else None
-            if member.name == "queues/program.json":
-                data = json.dumps({**record, "simulators": None}).encode()
-                member.size = len(data)
-            out_tar.addfile(member, io.BytesIO(data) if data is not None else None)
-    code, out, err = run_cli(capsys, "verify", bad)
-    assert code == 2 and "program.json: simulators: allowed: an object" in err, out + err
-    assert err.count("error:") == 1 and "Traceback" not in err
+    # the same archive with program.json's simulators taken out, or a build step naming a
+    # simulator by a list
+    step = {"folder": ".", "command": ["true"], "makes": "mm1.py", "simulator": ["mm1"]}
+    for damage, said in (
+        ({"simulators": None}, "program.json: simulators: allowed: an object"),
+        ({"builds": [step]}, "program.json: builds: simulator ['mm1'] is not one of the design's"),
+    ):
+        bad = tmp_path / "bad.tar.gz"
+        with tarfile.open(target) as tar, tarfile.open(bad, "w:gz") as out_tar:
+            for member in tar.getmembers():
+                data = tar.extractfile(member).read() if member.isfile() else None
+                if member.name == "queues/program.json":
+                    data = json.dumps({**record, **damage}).encode()
+                    member.size = len(data)
+                out_tar.addfile(member, io.BytesIO(data) if data is not None else None)
+        code, out, err = run_cli(capsys, "verify", bad)
+        assert code == 2 and said in err, out + err
+        assert err.count("error:") == 1 and "Traceback" not in err
 
 
 #: A copy of mm1 whose description changes one thing (Python run after its import).

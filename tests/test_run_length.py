@@ -107,6 +107,29 @@ def test_replications_at_max_then_the_runs_grow_up_to_max_length(tmp_path: Path,
     assert _steps(tmp_path / "results", "bounded") == [(90, 6)]
 
 
+def test_with_replications_at_a_large_max_each_round_grows_the_runs_by_a_quarter(
+    tmp_path: Path,
+) -> None:
+    """r = 100 at max and a target 1% out of reach: the lever's T' (w + (T - w) 1.01^2) and one
+    more replication's (r + 1)/r would add little each round, every run made again; the runs
+    grow by LEAST_GROWTH of their time after the warm-up instead."""
+    results = tmp_path / "results"
+    path = _design(tmp_path, "quarter", max=3, max_length=60)
+    assert sweep.run(load_design(path), cores=2, results=results).ok
+    store = Store(results / "quarter")
+    design = store.round(store.design())
+    settings = design.precision.model_copy(update={"max_length": 10**6, "max": 100})
+    design = design.model_copy(update={"precision": settings}).with_replications(100)
+    (reached,) = precision.reached(str(store.runs_table), design)
+    near = [precision.Reached(reached.target, 1.01, reached.halfwidth)]
+    (lever,) = precision.run_length(design, str(store.runs_table), near)
+    assert not lever.too_short and lever.longer < 60 * 1.05
+    grown, used = precision.longer_round(design, str(store.runs_table), near)
+    w = lever.warmup
+    assert used == lever
+    assert grown.run_length == math.ceil(w + (60 - w) * precision.LEAST_GROWTH)
+
+
 def test_the_store_gives_the_recorded_length_within_max_length(tmp_path: Path, capsys) -> None:
     """`plan`, `status`, the Snakefile's jobs take a campaign up at design.json's length; a
     max_length lowered since bounds it (those runs are then to be made)."""

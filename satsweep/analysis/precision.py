@@ -229,6 +229,13 @@ def next_round(
     return None if decision is None else decision.design
 
 
+#: The least a round that grows the runs adds to their time after the warm-up: a quarter. A
+#: round that grows them makes every run again, so with r at a large max the (r + 1)/r of one
+#: more replication would make a round per 1/r more; this bounds the rounds to about ten per
+#: tenfold length.
+LEAST_GROWTH = 1.25
+
+
 @dataclass(frozen=True)
 class Lever:
     """Two ways to narrow a steady-state response's intervals by ``ratio`` (> 1; at most 1: the
@@ -335,8 +342,8 @@ def longer_round(
     first, at least doubled (MSER-5 searches a run's first half: the transient may last up to
     T); else the widest unmet target, when every unmet one is a steady-state response with the
     length (how longer runs narrow another is not known), at its T' and at least what one more
-    replication would add after the warm-up, w + (T - w)(r + 1)/r (so the rounds end). At
-    most ``max_length``."""
+    replication would add after the warm-up, w + (T - w)(r + 1)/r, and at least
+    :data:`LEAST_GROWTH` of it (so the rounds end, and are few). At most ``max_length``."""
     name, length = design.length_parameter, design.run_length
     precision = design.precision
     if name is None or length is None or precision is None or precision.max_length is None:
@@ -353,6 +360,7 @@ def longer_round(
             return None
         lever = max(grows.values(), key=lambda lever: lever.ratio)
         r = design.replications
-        value = max(lever.longer, lever.warmup + (length - lever.warmup) * (r + 1) / r)
+        more = max((r + 1) / r, LEAST_GROWTH)
+        value = max(lever.longer, lever.warmup + (length - lever.warmup) * more)
     longer = design.with_length(min(value, precision.max_length))
     return (longer, lever) if (longer.run_length or 0) > length else None

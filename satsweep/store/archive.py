@@ -406,7 +406,9 @@ def unpack_program(store: Store, log: Callable[[str], None] = lambda line: None)
         folder = _within(source, step.get("folder") or ".", f"{path}: builds")
         makes = _within(source, step.get("makes"), f"{path}: builds")
         log(f"building {SOURCE}/{step.get('makes')}: {' '.join(map(str, command))}")
-        spec = programs.get(step.get("simulator"), (None,))[0]  # a crossed design's: its own
+        level = step.get("simulator")
+        # a crossed design's: its own
+        spec = programs.get(level, (None,))[0] if isinstance(level, str | None) else None
         if spec is None:
             raise StoreError(f"{path}: builds: simulator {step.get('simulator')!r} is not one "
                              f"of the design's; allowed: {', '.join(map(str, programs))}")  # fmt: skip
