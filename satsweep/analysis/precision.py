@@ -293,7 +293,7 @@ def run_length(
     ]  # fmt: skip
     if not asked:
         return []
-    describe, configurations = design.describe, design.configurations
+    configurations = design.configurations
     counts = {c.config_id: design.replications_for(c.config_id) for c in configurations}
     levers = []
     with _opened(runs_table, design, confidence) as (data, measured):
@@ -301,12 +301,11 @@ def run_length(
         for x in asked:
             settings, ratio = by_name[x.target.response], max(1.0, x.ratio or 1.0)
             name = settings.length
-            parameter = describe.parameter(name)
-            length = float(design.fixed.get(name, parameter.default if parameter else math.nan))
+            length = design.fixed_number(name)
             auto = settings.warmup == "auto"
             found = warmups[settings.response].configurations
             warm = max((c.warmup for c in found), default=0.0) if auto else float(settings.warmup)
-            if not math.isfinite(length) or warm >= length:
+            if length is None or not math.isfinite(length) or warm >= length:
                 continue
             if design.precision is not None and design.precision.over == "configurations":
                 own = _configuration_items(data, x.target, confidence)

@@ -556,16 +556,20 @@ class Design(BaseModel):
             return None
         return next((s.length for s in self.analysis.steady if s.length is not None), None)
 
-    @property
-    def run_length(self) -> float | None:
-        """The runs' length in :attr:`length_parameter`'s unit (fixed, else the program's
-        default), None without one."""
-        name = self.length_parameter
-        if name is None:
-            return None
+    def fixed_number(self, name: str) -> float | None:
+        """The number every run gives the parameter ``name``: fixed, else the program's
+        default; None when that is no number."""
         parameter = self.describe.parameter(name)
         value = self.fixed.get(name, parameter.default if parameter is not None else None)
-        return float(value) if isinstance(value, int | float) else None
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        return float(value) if number else None
+
+    @property
+    def run_length(self) -> float | None:
+        """The runs' length in :attr:`length_parameter`'s unit (:meth:`fixed_number`), None
+        without one."""
+        name = self.length_parameter
+        return None if name is None else self.fixed_number(name)
 
     def replications_for(self, config_id: str) -> int:
         """The replications of one configuration: its own in a round over configurations, else

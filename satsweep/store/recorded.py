@@ -422,9 +422,9 @@ class RecordedDesign(Layout):
         recorded = (self.recorded() or {}).get("design", {})
         name, start = design.length_parameter, design.run_length
         made = (recorded.get("fixed") or {}).get(name) if name is not None else None
-        if isinstance(made, int | float) and not isinstance(made, bool) and start is not None:
-            if start < made and p.max_length is not None:  # a round that grew the runs
-                design = design.with_length(min(made, p.max_length))
+        number = isinstance(made, int | float) and not isinstance(made, bool)
+        if number and start is not None and p.max_length is not None and start < made:
+            design = design.with_length(min(made, p.max_length))  # a round that grew the runs
 
         def within(r: object) -> int:
             return max(p.min, min(p.max, r)) if isinstance(r, int) else p.min
